@@ -1,9 +1,11 @@
 /* results/published-moe-text.c - MoE fields a published row states outside its `moe`
- * cell: expert tensor parallelism in the ep cell or the notes (results/published-moe.h,
- * the readers' contract; every example below is in tests/results/test-published-moe.c).
- * The moe cell's own keys win over anything read here. */
+ * cell: expert tensor parallelism in the ep cell or the notes, forced-balance routing and
+ * token dropping in the model cell or the notes (results/published-moe.h, the readers'
+ * contract; every example below is in tests/results/test-published-moe.c). The moe
+ * cell's own keys win over anything read here. */
 #include "results/published-moe.h"
 
+#include <math.h>
 #include <string.h>
 
 #include "plan/plan.h"
@@ -71,8 +73,190 @@ res_pub_moe_etp_in_text (const char *text)
   return found;
 }
 
+/* Whether the mention at `p` (`n` chars, inside the lower-case `low`) is said off: a
+ * negation earlier in its clause ("no", "not", "without", "never", "nor" as words, the
+ * clause starting after '.', ';', ':', ',', '(' or ')'), or an off value right after the
+ * mention's word ("=False", "= false", ": off", " disabled", "=0", "(off)"). */
+static gboolean
+mention_off (const char *low, const char *p, gsize n)
+{
+  static const char *const neg[] = { "no", "not", "without", "never", "nor", "non" };
+  static const char *const off[] = { "=false", "= false", ": false", "=0", " false", ": off",
+                                     " off", " disabled", "=off", " (off)", "(off)" };
+  const char *s = p;
+  while (s > low && strchr (".;:,()", s[-1]) == NULL)
+    s--;
+  g_autofree char *clause = g_strndup (s, (gsize) (p - s));
+  g_auto (GStrv) words = g_strsplit_set (clause, " \t-/", -1);
+  for (guint i = 0; words[i] != NULL; i++)
+    for (guint j = 0; j < G_N_ELEMENTS (neg); j++)
+      if (strcmp (words[i], neg[j]) == 0)
+        return TRUE;
+  const char *q = p + n;
+  while (g_ascii_isalpha (*q) || *q == '_' || *q == '-')
+    q++;
+  for (guint j = 0; j < G_N_ELEMENTS (off); j++)
+    if (g_str_has_prefix (q, off[j]) && !g_ascii_isalnum (q[strlen (off[j])]))
+      return TRUE;   /* " off", not " offload" */
+  return FALSE;
+}
+
+/* Forced-balance routing (Megatron-Core's --moe-router-force-load-balancing, the
+ * benchmark switch that hands every expert the mean), any case:
+ *   on:  "force-balance the token distribution" (the Megatron-Bridge tables' footnote),
+ *        "force balance", "force-balanced", "force load balancing", "forced load
+ *        balancing", "--moe-router-force-load-balancing",
+ *        "moe_router_force_load_balancing=True";
+ *   off: the same said off ("without force load balancing", "not force-balanced",
+ *        "moe_router_force_load_balancing=False").
+ * A noun "forced balance" is not read: tables use it as a label of one figure beside
+ * another ("295 (forced balance) / 237 (dropless)"), not of the run. 1 on, 0 off, -1
+ * neither or both. */
+int
+res_pub_moe_forced_in_text (const char *text)
+{
+  static const char *const phrases[] = { "force-balance", "force balance", "force_balance",
+                                         "force load balanc", "force-load-balanc",
+                                         "force_load_balanc", "forced load balanc",
+                                         "forced-load-balanc" };
+  if (text == NULL)
+    return -1;
+  g_autofree char *low = g_ascii_strdown (text, -1);
+  gboolean on = FALSE, off = FALSE;
+  for (guint i = 0; i < G_N_ELEMENTS (phrases); i++)
+    for (const char *p = strstr (low, phrases[i]); p != NULL; p = strstr (p + 1, phrases[i]))
+      {
+        /* "--moe-router-force-..." and "moe_router_force_..." join the flag's prefix */
+        if (p != low && g_ascii_isalnum (p[-1]))
+          continue;
+        if (mention_off (low, p, strlen (phrases[i])))
+          off = TRUE;
+        else
+          on = TRUE;
+      }
+  return on && !off ? 1 : off && !on ? 0 : -1;
+}
+
+/* A capacity factor after "capacity factor" / "capacity_factor" / "capacity-factor"
+ * (Megatron-Core's moe_expert_capacity_factor, --moe-expert-capacity-factor) or
+ * "capacity", then any of " =:" and an "of": "capacity factor 1.25", "capacity factor of
+ * 1.0", "moe_expert_capacity_factor=1.0", "capacity 1.25"; 0 when none, -1 when two
+ * differ. */
+static double
+capacity_in (const char *low)
+{
+  double found = 0;
+  for (const char *p = strstr (low, "capacity"); p != NULL; p = strstr (p + 1, "capacity"))
+    {
+      const char *q = p + strlen ("capacity");
+      if (*q == ' ' || *q == '_' || *q == '-')
+        {
+          if (g_str_has_prefix (q + 1, "factor"))
+            q += 1 + strlen ("factor");
+        }
+      while (*q == ' ' || *q == '=' || *q == ':')
+        q++;
+      if (g_str_has_prefix (q, "of "))
+        q += 3;
+      if (!g_ascii_isdigit (*q))
+        continue;
+      char *end = NULL;
+      double v = g_ascii_strtod (q, &end);
+      if (g_ascii_isalpha (*end) || !isfinite (v) || v <= 0 || v > 1000)
+        continue;
+      if (found != 0 && found != v)
+        return -1;
+      found = v;
+    }
+  return found;
+}
+
+/* Padding to capacity said (1), said off (0) or not (-1): a "pad" word whose clause
+ * names the capacity ("pad to capacity", "padded to capacity", "moe_pad_expert_input_to_
+ * capacity true", "pad_expert_input_to_capacity=False" off, "no padding to capacity"
+ * off) or after "drop and" ("drop and pad", "drop_and_pad"); a pad of anything else
+ * ("padded vocabulary") is not this */
+static int
+pad_in (const char *low)
+{
+  gboolean on = FALSE, off = FALSE;
+  for (const char *p = strstr (low, "pad"); p != NULL; p = strstr (p + 1, "pad"))
+    {
+      if (p != low && g_ascii_isalpha (p[-1]))
+        continue;
+      const char *end = p;
+      while (*end != '\0' && strchr (".;,()", *end) == NULL)
+        end++;
+      g_autofree char *clause = g_strndup (p, (gsize) (end - p));
+      const gboolean drop_and = p - low >= 9 && (g_str_has_prefix (p - 9, "drop and ")
+                                                 || g_str_has_prefix (p - 9, "drop_and_")
+                                                 || g_str_has_prefix (p - 9, "drop-and-"));
+      if (strstr (clause, "capacity") == NULL && !drop_and)
+        continue;
+      const char *v = p + 3;
+      while (g_ascii_isalpha (*v) || *v == '_')
+        v++;
+      while (*v == ' ' || *v == '=' || *v == ':')
+        v++;
+      if (mention_off (low, p, 3) || g_str_has_prefix (v, "false"))
+        off = TRUE;
+      else
+        on = TRUE;
+    }
+  return on && !off ? 1 : off && !on ? 0 : -1;
+}
+
+/* Token dropping, any case:
+ *   on:  "(tokendrop)" (the NeMo performance tables' label), "token drop", "token-drop",
+ *        "token_drop" ("USE_TOKEN_DROP", "MegatronTokenDropCallback"), "token dropping",
+ *        "token-dropping";
+ *   off: "token-dropless", "tokendropless", "dropless" (a word of its own), and a token
+ *        drop said off ("no token drop", "without token dropping", "token_drop=False").
+ * On, the capacity factor is the one the text states (capacity_in), padded where it says
+ * so (pad_in); with none stated, 1.0 padded: the NeMo / Megatron-Bridge token-drop
+ * helper's defaults (Megatron-Bridge apply_moe_token_drop: moe_expert_capacity_factor
+ * 1.0, moe_pad_expert_input_to_capacity True). A factor stated without padding is
+ * Megatron-Core's --moe-expert-capacity-factor alone: not padded. 1 on (*capacity,
+ * *pad set), 0 off, -1 neither, both, or two different factors. */
+int
+res_pub_moe_token_drop_in_text (const char *text, double *capacity, gboolean *pad)
+{
+  static const char *const drop[] = { "tokendrop", "token drop", "token-drop", "token_drop" };
+  if (text == NULL)
+    return -1;
+  g_autofree char *low = g_ascii_strdown (text, -1);
+  gboolean on = FALSE, off = FALSE;
+  for (guint i = 0; i < G_N_ELEMENTS (drop); i++)
+    for (const char *p = strstr (low, drop[i]); p != NULL; p = strstr (p + 1, drop[i]))
+      {
+        const char *q = p + strlen (drop[i]);
+        /* "MegatronTokenDropCallback" and "use_token_drop" join a prefix */
+        if (p != low && g_ascii_isdigit (p[-1]))
+          continue;
+        if (g_str_has_prefix (q, "less"))
+          off = TRUE;                              /* "token-dropless" */
+        else if (mention_off (low, p, strlen (drop[i])))
+          off = TRUE;
+        else
+          on = TRUE;
+      }
+  for (const char *p = strstr (low, "dropless"); p != NULL; p = strstr (p + 1, "dropless"))
+    if (word_start (low, p))
+      off = TRUE;
+  if (!(on && !off))
+    return off && !on ? 0 : -1;
+  const double cf = capacity_in (low);
+  if (cf < 0)
+    return -1;
+  const int said_pad = pad_in (low);
+  *capacity = cf > 0 ? cf : 1.0;
+  *pad = said_pad >= 0 ? said_pad == 1 : cf == 0;
+  return 1;
+}
+
 void
-res_pub_moe_read_row (ResPubMoe *moe, const char *ep_cell, const char *notes)
+res_pub_moe_read_row (ResPubMoe *moe, const char *ep_cell, const char *model_cell,
+                      const char *notes)
 {
   if (!moe->present)
     return;
@@ -90,6 +274,39 @@ res_pub_moe_read_row (ResPubMoe *moe, const char *ep_cell, const char *notes)
     {
       moe->etp_other = (guint64) text_etp;
       moe->etp_other_from = text_from;
+    }
+
+  /* routing: the model cell, else the notes, where the moe cell states none */
+  if (moe->routing == RES_PUB_ROUTING_UNSTATED && !moe->forced_off)
+    {
+      int in_model = res_pub_moe_forced_in_text (model_cell);
+      int forced = in_model >= 0 ? in_model : res_pub_moe_forced_in_text (notes);
+      if (forced == 1)
+        {
+          moe->routing = RES_PUB_ROUTING_FORCED;
+          moe->routing_from = in_model >= 0 ? "the model cell" : "the notes";
+        }
+    }
+
+  /* token drop: the model cell, else the notes, where the moe cell states neither a
+   * capacity factor nor dropless routing */
+  if (moe->capacity_factor == 0 && !moe->no_drop)
+    {
+      double cf = 0;
+      gboolean pad = FALSE;
+      const char *from = "the model cell";
+      int drop = res_pub_moe_token_drop_in_text (model_cell, &cf, &pad);
+      if (drop < 0)
+        {
+          drop = res_pub_moe_token_drop_in_text (notes, &cf, &pad);
+          from = "the notes";
+        }
+      if (drop == 1)
+        {
+          moe->capacity_factor = cf;
+          moe->pad_to_capacity = pad;
+          moe->drop_from = from;
+        }
     }
 }
 

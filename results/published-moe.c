@@ -188,17 +188,72 @@ parse_attention (const char *value, ResPubMoe *out, char **why)
 }
 
 /* The keys the frameworks' own configs use for a cell key (the cell's name wins in
- * messages about repeats): Megatron-Core's expert_tensor_parallel_size */
+ * messages about repeats): Megatron-Core's expert_tensor_parallel_size,
+ * moe_expert_capacity_factor, moe_pad_expert_input_to_capacity and
+ * moe_router_force_load_balancing */
 static const char *
 canonical_key (const char *key)
 {
   static const struct { const char *alias, *key; } aliases[] = {
     { "expert_tensor_parallel_size", "etp" },
+    { "moe_expert_capacity_factor", "capacity_factor" },
+    { "moe_pad_expert_input_to_capacity", "pad" },
+    { "moe_router_force_load_balancing", "routing" },
   };
   for (guint i = 0; i < G_N_ELEMENTS (aliases); i++)
     if (strcmp (key, aliases[i].alias) == 0)
       return aliases[i].key;
   return key;
+}
+
+/* A config's boolean: 1 / true -> 1, 0 / false -> 0 (any case), else -1 */
+static int
+config_bool (const char *value)
+{
+  if (strcmp (value, "1") == 0 || g_ascii_strcasecmp (value, "true") == 0)
+    return 1;
+  if (strcmp (value, "0") == 0 || g_ascii_strcasecmp (value, "false") == 0)
+    return 0;
+  return -1;
+}
+
+/* A pair without '=' that says how the run routed, as the Megatron-Bridge tables and
+ * NeMo's labels write it (published-moe-text.c readers): forced balance ("force load
+ * balancing", "force-balance", "--moe-router-force-load-balancing") -> routing forced,
+ * said off -> forced_off; token drop ("tokendrop", "(tokendrop)", "token drop") ->
+ * capacity_factor 1 and pad 1, NeMo's token-drop defaults, or the factor the pair
+ * states; "dropless" / "token-dropless" -> no_drop. FALSE when the pair says none of
+ * these (then it is no key=value, as before) or repeats a key. */
+static gboolean
+flag_pair (const char *pair, ResPubMoe *out, GHashTable *seen, char **why, gboolean *known)
+{
+  const int forced = res_pub_moe_forced_in_text (pair);
+  double cf = 0;
+  gboolean pad = FALSE;
+  const int drop = res_pub_moe_token_drop_in_text (pair, &cf, &pad);
+  *known = forced >= 0 || drop >= 0;
+  if (forced >= 0)
+    {
+      if (g_hash_table_contains (seen, "routing"))
+        return refuse (why, "routing given twice ('%s')", pair);
+      g_hash_table_add (seen, g_strdup ("routing"));
+      if (forced == 1)
+        out->routing = RES_PUB_ROUTING_FORCED;
+      else
+        out->forced_off = TRUE;
+    }
+  if (drop == 1)
+    {
+      if (g_hash_table_contains (seen, "capacity_factor"))
+        return refuse (why, "capacity_factor given twice ('%s')", pair);
+      g_hash_table_add (seen, g_strdup ("capacity_factor"));
+      g_hash_table_add (seen, g_strdup ("pad"));
+      out->capacity_factor = cf;
+      out->pad_to_capacity = pad;
+    }
+  else if (drop == 0)
+    out->no_drop = TRUE;
+  return TRUE;
 }
 
 gboolean
@@ -228,10 +283,15 @@ res_pub_moe_parse (const char *cell, ResPubMoe *out, char **why)
           break;
         }
       char *eq = strchr (pair, '=');
+      gboolean known = FALSE;
       if (eq == NULL)
         {
-          ok = refuse (why, "'%s' is not key=value", pair);
-          break;
+          ok = flag_pair (pair, out, seen, why, &known);
+          if (ok && !known)
+            ok = refuse (why, "'%s' is not key=value", pair);
+          if (!ok)
+            break;
+          continue;
         }
       *eq = '\0';
       char *written = g_strstrip (pair), *value = g_strstrip (eq + 1);
@@ -284,12 +344,26 @@ res_pub_moe_parse (const char *cell, ResPubMoe *out, char **why)
           else
             out->dispatcher = ds[j].d;
         }
+      else if (strcmp (key, "routing") == 0 && strcmp (written, key) != 0)
+        {
+          /* moe_router_force_load_balancing=True / False */
+          int b = config_bool (value);
+          if (b < 0)
+            ok = refuse (why, "%s '%s' is not True or False", written, value);
+          else if (b == 1)
+            out->routing = RES_PUB_ROUTING_FORCED;
+          else
+            out->forced_off = TRUE;
+        }
       else if (strcmp (key, "routing") == 0)
         {
           if (g_ascii_strcasecmp (value, "forced") == 0)
             out->routing = RES_PUB_ROUTING_FORCED;
           else if (g_ascii_strcasecmp (value, "dropless") == 0)
-            out->routing = RES_PUB_ROUTING_DROPLESS;
+            {
+              out->routing = RES_PUB_ROUTING_DROPLESS;
+              out->no_drop = TRUE;
+            }
           else
             ok = refuse (why, "routing '%s' unknown (known: forced, dropless)", value);
         }
@@ -320,10 +394,17 @@ res_pub_moe_parse (const char *cell, ResPubMoe *out, char **why)
           char *end = NULL;
           double v = *value != '\0' ? g_ascii_strtod (value, &end) : NAN;
           if (end == NULL || *end != '\0' || !isfinite (v) || v <= 0 || v > 1000)
-            ok = refuse (why, "capacity_factor '%s' must be a number above 0 and at most "
-                         "1000", value);
+            ok = refuse (why, "%s '%s' must be a number above 0 and at most 1000", written,
+                         value);
           else
             out->capacity_factor = v;
+        }
+      else if (strcmp (key, "pad") == 0 && strcmp (written, key) != 0)
+        {
+          int b = config_bool (value);
+          if (b < 0)
+            ok = refuse (why, "%s '%s' is not True or False", written, value);
+          out->pad_to_capacity = b == 1;
         }
       else if (strcmp (key, "pad") == 0)
         {
@@ -419,11 +500,18 @@ res_pub_moe_describe (const ResPubMoe *moe)
   if (moe->dispatcher != RES_PUB_DISPATCH_UNSTATED)
     g_string_append_printf (s, ", %s", res_pub_moe_dispatcher_name (moe->dispatcher));
   if (moe->routing != RES_PUB_ROUTING_UNSTATED)
-    g_string_append (s, moe->routing == RES_PUB_ROUTING_FORCED ? ", forced balance"
-                                                               : ", dropless");
+    g_string_append_printf (s, "%s%s%s%s",
+                            moe->routing == RES_PUB_ROUTING_FORCED ? ", forced balance"
+                                                                   : ", dropless",
+                            moe->routing_from != NULL ? " (from " : "",
+                            moe->routing_from != NULL ? moe->routing_from : "",
+                            moe->routing_from != NULL ? ")" : "");
   if (moe->capacity_factor > 0)
-    g_string_append_printf (s, ", capacity factor %g%s", moe->capacity_factor,
-                            moe->pad_to_capacity ? " padded (no host sync)" : "");
+    g_string_append_printf (s, ", capacity factor %g%s%s%s%s", moe->capacity_factor,
+                            moe->pad_to_capacity ? " padded (no host sync)" : "",
+                            moe->drop_from != NULL ? " (token drop, from " : "",
+                            moe->drop_from != NULL ? moe->drop_from : "",
+                            moe->drop_from != NULL ? ")" : "");
   /* what else the cell sets that moves the prediction: the EP all-to-all overlapped
    * across micro-batches, CUDA-graph scopes */
   if (moe->a2a_overlap_1f1b)

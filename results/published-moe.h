@@ -5,11 +5,21 @@
  *  - An empty cell (or only spaces) is a dense row: present FALSE, every field zero.
  *  - Otherwise the cell is pairs `key=value` separated by ';' (a trailing ';' and spaces
  *    around keys and values are allowed; keys are case-sensitive, lower case). Each key
- *    at most once; an unknown key, a repeated key, a pair without '=', a value that is
- *    not of its kind or out of its range refuses the cell with one line that names the
- *    key (res_pub_moe_parse returns FALSE and *why).
- *  - Megatron-Core's name of a key reads as the key (a repeat of either is the key given
- *    twice): expert_tensor_parallel_size (etp).
+ *    at most once; an unknown key, a repeated key, a pair without '=' (but the flags
+ *    below), a value that is not of its kind or out of its range refuses the cell with
+ *    one line that names the key (res_pub_moe_parse returns FALSE and *why).
+ *  - The frameworks' own names of a key read as the key (a repeat of either is the key
+ *    given twice): expert_tensor_parallel_size (etp), moe_expert_capacity_factor
+ *    (capacity_factor),
+ *    moe_pad_expert_input_to_capacity (pad; True / False / 1 / 0),
+ *    moe_router_force_load_balancing (routing: True / 1 forced, False / 0 said not
+ *    forced, forced_off).
+ *  - A pair without '=' that says how the run routed, in the words of the row's text
+ *    readers below: forced balance ("force load balancing", "force-balance",
+ *    "--moe-router-force-load-balancing") -> routing forced, said off -> forced_off;
+ *    token drop ("tokendrop", "(tokendrop)", "token drop") -> capacity_factor 1 and pad 1
+ *    (NeMo's token-drop defaults) or the factor it states; "dropless" / "token-dropless"
+ *    -> no_drop.
  *  - Required: experts, top_k, moe_ffn. top_k <= experts; shared_expert_ffn only with
  *    shared_experts > 0 (and defaults to shared_experts x moe_ffn, Megatron-Core's
  *    --moe-shared-expert-intermediate-size being the total of the shared experts).
@@ -32,9 +42,10 @@
  * |                       |   not stated: the TP degree)                 |                                          |
  * | dispatcher            | alltoall, allgather, deepep, hybridep        | token dispatcher (Megatron-Core's         |
  * |                       |                                              |   alltoall / allgather / flex backends)  |
- * | routing               | forced, dropless                             | forced-balance benchmark routing, or     |
- * |                       |                                              |   learned dropless routing               |
- * | capacity_factor       | number > 0 and <= 1000                       | token-drop capacity factor               |
+ * | routing               | forced, dropless (default: forced where the  | forced-balance benchmark routing, or     |
+ * |                       |   model cell or notes say it)                |   learned dropless routing               |
+ * | capacity_factor       | number > 0 and <= 1000 (default: token drop  | token-drop capacity factor               |
+ * |                       |   the model cell or notes say, not dropless) |                                          |
  * | pad                   | 0, 1 (default 0; 1 needs capacity_factor)    | token drop and pad: every expert padded  |
  * |                       |                                              |   to its capacity, no host sync          |
  * |                       |                                              |   (Megatron-Core moe_pad_expert_input_to_|
@@ -94,11 +105,18 @@ typedef struct {
   guint64          etp;                      /* 0: not stated */
   ResPubDispatcher dispatcher;
   ResPubRouting    routing;
+  gboolean         forced_off;               /* said not forced (moe_router_force_load_
+                                              * balancing=False, "no force load
+                                              * balancing"): no forced balance read from
+                                              * the row's text */
+  gboolean         no_drop;                  /* said dropless (routing=dropless, a
+                                              * "token-dropless" flag): no token drop read
+                                              * from the row's text */
   double           capacity_factor;          /* 0: dropless / not stated */
   gboolean         pad_to_capacity;          /* pad=1: token drop and pad */
-  /* Where res_pub_moe_read_row found an etp the cell leaves unstated (static: "the ep
-   * cell", "the notes"; NULL: the cell's own, or not stated) */
-  const char      *etp_from;
+  /* Where res_pub_moe_read_row found a field the cell leaves unstated (static: "the ep
+   * cell", "the notes", "the model cell"; NULL: the cell's own, or not stated) */
+  const char      *etp_from, *routing_from, *drop_from;
   guint64          etp_other;                /* an etp the ep cell or notes state that
                                               * differs from the cell's (which wins); 0 */
   const char      *etp_other_from;
@@ -158,10 +176,24 @@ gboolean    res_pub_moe_layer_split    (guint64 layers, guint64 chunks, int *fir
  * "expert_tensor_parallel_size=1", "--expert-tensor-parallel-size 1", "ETP 1"): the
  * size, 0 when none, -1 when the text states two different sizes. */
 gint64      res_pub_moe_etp_in_text    (const char *text);
+/* Forced-balance routing said ("force-balance the token distribution", "force load
+ * balancing", "--moe-router-force-load-balancing", "moe_router_force_load_balancing=
+ * True"): 1; said off ("without force load balancing", "...=False"): 0; -1 neither or
+ * both. */
+int         res_pub_moe_forced_in_text (const char *text);
+/* Token dropping said ("(tokendrop)", "token drop", "token-dropping"): 1 with *capacity
+ * (the factor stated, else 1.0) and *pad (padding said; unsaid, TRUE only without a
+ * stated factor: NeMo's token-drop defaults); said off ("token-dropless", "dropless",
+ * "no token drop"): 0; -1 neither, both, or two factors. */
+int         res_pub_moe_token_drop_in_text (const char *text, double *capacity,
+                                            gboolean *pad);
 /* Fills what a present cell leaves unstated from the row's other cells, noting where
- * (etp_from): etp from the ep cell, else the notes. An etp the text states that differs
- * from the cell's goes in etp_other. */
-void        res_pub_moe_read_row       (ResPubMoe *moe, const char *ep_cell, const char *notes);
+ * (etp_from, routing_from, drop_from): etp from the ep cell, else the notes; forced
+ * routing and token drop from the model cell, else the notes (token drop only where the
+ * cell says neither a capacity factor nor dropless: no_drop). An etp the text states
+ * that differs from the cell's goes in etp_other. */
+void        res_pub_moe_read_row       (ResPubMoe *moe, const char *ep_cell,
+                                        const char *model_cell, const char *notes);
 /* Where a plan whose etp is unstated (the TP degree) does not fold its experts onto a
  * stage's ranks: the largest etp below tp that would (e x ep divides tp x cp x dp, e
  * divides moe_ffn), for the skip's hint; 0 when none. */

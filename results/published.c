@@ -4865,9 +4865,10 @@ case_map (ResPublishedCase *c, const ResCsv *csv, guint row, TopoCluster *on)
       return;
     }
   /* what the moe cell leaves unstated, where the row's other cells say it: etp in the ep
-   * cell ("EP64, ETP1") or the notes ("expert_tensor_parallel_size=1")
-   * (published-moe-text.c) */
-  res_pub_moe_read_row (&c->moe, get (csv, row, "ep"), get (csv, row, "notes"));
+   * cell ("EP64, ETP1") or the notes ("expert_tensor_parallel_size=1"), forced balance
+   * and token drop in the model cell or the notes (published-moe-text.c) */
+  res_pub_moe_read_row (&c->moe, get (csv, row, "ep"), get (csv, row, "model"),
+                        get (csv, row, "notes"));
 
   /* A row that gives no model shape (the ZeRO paper's "100B+" runs state only a parameter
    * count) cannot be predicted on any hardware: say that rather than a missing preset. */

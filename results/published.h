@@ -299,7 +299,9 @@
  * |                           |   what the cell leaves unstated is read from the row's other |
  * |                           |   cells (res_pub_moe_read_row): etp from the ep cell ("EP64, |
  * |                           |   ETP1", "64 (expert TP 1)") or notes ("--expert-tensor-     |
- * |                           |   parallel-size 1");                                         |
+ * |                           |   parallel-size 1"); forced balance and token drop from the  |
+ * |                           |   model cell or notes ("force-balance the token              |
+ * |                           |   distribution", "(tokendrop)"; "token-dropless" is none);   |
  * |                           |   etp unstated and the experts not folding at etp = tp ->    |
  * |                           |   skipped with the etp that folds in the hint                |
  * | plan_resolve refuses      | skipped with plan_resolve's message                          |

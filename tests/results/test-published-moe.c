@@ -148,11 +148,50 @@ test_parse_good (void)
   g_assert_cmpfloat (m.glu_limit, ==, 0.0);
   res_pub_moe_clear (&m);
 
-  /* Megatron-Core's name of a key reads as the cell's */
+  /* the frameworks' own key names read as the cell's (Megatron-Core's config) */
   g_assert_true (res_pub_moe_parse ("experts=128;top_k=1;moe_ffn=8192;"
-                                    "expert_tensor_parallel_size=1", &m, &why));
+                                    "expert_tensor_parallel_size=1;"
+                                    "moe_expert_capacity_factor=1.25;"
+                                    "moe_pad_expert_input_to_capacity=True;"
+                                    "moe_router_force_load_balancing=True", &m, &why));
   g_assert_cmpuint (m.etp, ==, 1);
+  g_assert_cmpfloat (m.capacity_factor, ==, 1.25);
+  g_assert_true (m.pad_to_capacity);
+  g_assert_cmpint (m.routing, ==, RES_PUB_ROUTING_FORCED);
   res_pub_moe_clear (&m);
+  g_assert_true (res_pub_moe_parse ("experts=8;top_k=2;moe_ffn=64;"
+                                    "moe_router_force_load_balancing=False", &m, &why));
+  g_assert_cmpint (m.routing, ==, RES_PUB_ROUTING_UNSTATED);
+  g_assert_true (m.forced_off);
+  res_pub_moe_clear (&m);
+
+  /* a pair that says the routing in words, as the tables write it: forced balance,
+   * token drop at NeMo's defaults (capacity 1, padded) or a stated factor, dropless */
+  static const struct { const char *flag; ResPubRouting routing; double cf; gboolean pad, off,
+                        no_drop; } flags[] = {
+    { "force load balancing", RES_PUB_ROUTING_FORCED, 0, FALSE, FALSE, FALSE },
+    { "--moe-router-force-load-balancing", RES_PUB_ROUTING_FORCED, 0, FALSE, FALSE, FALSE },
+    { "force-balance", RES_PUB_ROUTING_FORCED, 0, FALSE, FALSE, FALSE },
+    { "no force load balancing", RES_PUB_ROUTING_UNSTATED, 0, FALSE, TRUE, FALSE },
+    { "(tokendrop)", RES_PUB_ROUTING_UNSTATED, 1.0, TRUE, FALSE, FALSE },
+    { "tokendrop", RES_PUB_ROUTING_UNSTATED, 1.0, TRUE, FALSE, FALSE },
+    { "token drop at capacity factor 1.5", RES_PUB_ROUTING_UNSTATED, 1.5, FALSE, FALSE, FALSE },
+    { "token-dropless", RES_PUB_ROUTING_UNSTATED, 0, FALSE, FALSE, TRUE },
+    { "dropless", RES_PUB_ROUTING_UNSTATED, 0, FALSE, FALSE, TRUE },
+    { "force-balanced and token-dropless", RES_PUB_ROUTING_FORCED, 0, FALSE, FALSE, TRUE },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (flags); i++)
+    {
+      g_autofree char *cell = g_strdup_printf ("experts=8;top_k=2;moe_ffn=64;%s", flags[i].flag);
+      if (!res_pub_moe_parse (cell, &m, &why))
+        g_error ("'%s': %s", cell, why);
+      if (m.routing != flags[i].routing || m.capacity_factor != flags[i].cf
+          || m.pad_to_capacity != flags[i].pad || m.forced_off != flags[i].off
+          || m.no_drop != flags[i].no_drop)
+        g_error ("'%s': routing %d cf %g pad %d off %d no_drop %d", flags[i].flag, m.routing,
+                 m.capacity_factor, m.pad_to_capacity, m.forced_off, m.no_drop);
+      res_pub_moe_clear (&m);
+    }
 
   /* empty or blank: a dense row */
   g_assert_true (res_pub_moe_parse ("   ", &m, &why));
@@ -189,9 +228,21 @@ test_parse_bad (void)
     { "experts=8;top_k=2;moe_ffn=1;capacity_factor=nan", "moe: capacity_factor 'nan' must be" },
     { "experts=8;top_k=2;moe_ffn=1;pad=1", "moe: pad=1 without capacity_factor" },
     { "experts=8;top_k=2;moe_ffn=1;capacity_factor=1;pad=2", "moe: pad 2 is outside 0..1" },
-    /* a config's name of a key is the key: given twice either way */
+    /* a config's name of a key is the key: given twice either way; its value checked */
     { "experts=8;top_k=2;moe_ffn=1;etp=1;expert_tensor_parallel_size=1",
       "moe: etp given twice" },
+    { "experts=8;top_k=2;moe_ffn=1;moe_router_force_load_balancing=maybe",
+      "moe: moe_router_force_load_balancing 'maybe' is not True or False" },
+    { "experts=8;top_k=2;moe_ffn=1;moe_expert_capacity_factor=0",
+      "moe: moe_expert_capacity_factor '0' must be" },
+    { "experts=8;top_k=2;moe_ffn=1;moe_pad_expert_input_to_capacity=True",
+      "moe: pad=1 without capacity_factor" },
+    /* a flag repeats the key it sets; other words are still no key=value */
+    { "experts=8;top_k=2;moe_ffn=1;routing=forced;force load balancing",
+      "moe: routing given twice ('force load balancing')" },
+    { "experts=8;top_k=2;moe_ffn=1;capacity_factor=1.5;(tokendrop)",
+      "moe: capacity_factor given twice ('(tokendrop)')" },
+    { "experts=8;top_k=2;moe_ffn=1;balanced", "moe: 'balanced' is not key=value" },
     { "experts=8;top_k=2;moe_ffn=1;sliding_window=128",
       "moe: sliding_window without sliding_window_layers" },
     { "experts=8;top_k=2;moe_ffn=1;bias=2", "moe: bias 2 is outside 0..1" },
@@ -394,6 +445,82 @@ test_etp_outside_cell (void)
   g_assert_cmpint (res_pub_moe_etp_in_text ("NETP 2"), ==, 0);
   g_assert_cmpint (res_pub_moe_etp_in_text ("ETP 1.5"), ==, 0);
   g_assert_cmpint (res_pub_moe_etp_in_text ("ETP 1, ETP 2"), ==, -1);
+}
+
+/* Forced balance and token drop stated in the model cell or the notes, where the moe
+ * cell says neither (they were read only from routing= and capacity_factor=). Forced:
+ * the imbalance 1.0 of routing=forced; token drop: capacity factor 1 padded (NeMo's
+ * token-drop defaults) or the factor stated; negations read as said off; the moe cell's
+ * routing=dropless keeps the notes' token drop out. */
+static void
+test_routing_outside_cell (void)
+{
+  g_autoptr (ResPublishedCase) base = moe_text_row (1, "8", "M", "", SMALL_MOE);
+  g_assert_true (base->ready);
+  g_assert_cmpfloat (base->plan.moe_imbalance, !=, 1.0);
+  static const struct { const char *model, *notes; gboolean forced; double cf; gboolean pad;
+                        const char *from; } rows[] = {
+    { "M", "Table footnote: MoE benchmarks force-balance the token distribution among experts "
+      "and are token-dropless.", TRUE, 0, FALSE, "the notes" },
+    { "M", "force load balancing", TRUE, 0, FALSE, "the notes" },
+    { "M", "flags: --moe-router-force-load-balancing --moe-permute-fusion", TRUE, 0, FALSE,
+      "the notes" },
+    { "M", "moe_router_force_load_balancing=True", TRUE, 0, FALSE, "the notes" },
+    { "M (force load balancing)", "", TRUE, 0, FALSE, "the model cell" },
+    { "M", "moe_router_force_load_balancing=False", FALSE, 0, FALSE, NULL },
+    { "M", "without force load balancing", FALSE, 0, FALSE, NULL },
+    { "M", "not force-balanced", FALSE, 0, FALSE, NULL },
+    /* a noun naming one figure of two is not the run's */
+    { "M", "TFLOPS '295 (forced balance) / 237 (dropless)'", FALSE, 0, FALSE, NULL },
+    { "M (tokendrop)", "", FALSE, 1.0, TRUE, "the model cell" },
+    { "M", "token drop", FALSE, 1.0, TRUE, "the notes" },
+    { "M", "token-dropping with capacity factor 1.25", FALSE, 1.25, FALSE, "the notes" },
+    { "M", "token drop, moe_expert_capacity_factor=2.0, pad to capacity", FALSE, 2.0, TRUE,
+      "the notes" },
+    { "M", "MegatronTokenDropCallback (capacity factor 1.0, pad to capacity)", FALSE, 1.0,
+      TRUE, "the notes" },
+    { "M", "token-dropless", FALSE, 0, FALSE, NULL },
+    { "M", "dropless routing", FALSE, 0, FALSE, NULL },
+    { "M", "no token drop", FALSE, 0, FALSE, NULL },
+    { "M", "without token dropping", FALSE, 0, FALSE, NULL },
+    /* both said: no reading */
+    { "M", "token drop in the first runs; the dropless runs after", FALSE, 0, FALSE, NULL },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (rows); i++)
+    {
+      g_autoptr (ResPublishedCase) c = moe_text_row (1, "8", rows[i].model, rows[i].notes,
+                                                     SMALL_MOE);
+      if (!c->ready)
+        g_error ("'%s' / '%s': %s", rows[i].model, rows[i].notes, c->skip_reason);
+      gboolean forced = c->moe.routing == RES_PUB_ROUTING_FORCED;
+      if (forced != rows[i].forced || c->plan.moe_capacity_factor != rows[i].cf
+          || c->plan.moe_pad_to_capacity != rows[i].pad)
+        g_error ("'%s' / '%s': forced %d cf %g pad %d", rows[i].model, rows[i].notes, forced,
+                 c->plan.moe_capacity_factor, c->plan.moe_pad_to_capacity);
+      g_assert_cmpfloat (c->plan.moe_imbalance, ==,
+                         forced ? 1.0 : base->plan.moe_imbalance);
+      g_assert_cmpstr (forced ? c->moe.routing_from : c->moe.drop_from, ==, rows[i].from);
+    }
+  /* the moe cell wins: dropless routing there keeps the notes' token drop out, a cell
+   * factor stays, moe_router_force_load_balancing=False keeps the notes' forced out */
+  g_autoptr (ResPublishedCase) dl = moe_text_row (1, "8", "M", "token drop",
+                                                  SMALL_MOE ";routing=dropless");
+  g_assert_cmpfloat (dl->plan.moe_capacity_factor, ==, 0);
+  g_autoptr (ResPublishedCase) cf = moe_text_row (1, "8", "M", "token drop at capacity 2",
+                                                  SMALL_MOE ";capacity_factor=1.5");
+  g_assert_cmpfloat (cf->plan.moe_capacity_factor, ==, 1.5);
+  g_assert_null (cf->moe.drop_from);
+  g_autoptr (ResPublishedCase) off = moe_text_row (1, "8", "M", "force load balancing",
+                                                   SMALL_MOE
+                                                   ";moe_router_force_load_balancing=False");
+  g_assert_cmpint (off->moe.routing, ==, RES_PUB_ROUTING_UNSTATED);
+  /* --explain's moe line says where */
+  g_autofree char *d = res_pub_moe_describe (&cf->moe);
+  g_assert_null (strstr (d, "from the notes"));
+  g_autoptr (ResPublishedCase) td = moe_text_row (1, "8", "M (tokendrop)", "", SMALL_MOE);
+  g_autofree char *d2 = res_pub_moe_describe (&td->moe);
+  g_assert_nonnull (strstr (d2, ", capacity factor 1 padded (no host sync) (token drop, from "
+                                "the model cell)"));
 }
 
 
@@ -866,6 +993,7 @@ main (int argc, char **argv)
   g_test_add_func ("/published-moe/parse-bad", test_parse_bad);
   g_test_add_func ("/published-moe/row-refused", test_row_refused);
   g_test_add_func ("/published-moe/etp-outside-cell", test_etp_outside_cell);
+  g_test_add_func ("/published-moe/routing-outside-cell", test_routing_outside_cell);
   g_test_add_func ("/published-moe/layer-split", test_layer_split);
   g_test_add_func ("/published-moe/recompute-modules", test_recompute_modules);
   g_test_add_func ("/published-moe/mla-blackwell-unfused", test_mla_blackwell_unfused);
