@@ -190,12 +190,14 @@ parse_attention (const char *value, ResPubMoe *out, char **why)
 /* The keys the frameworks' own configs use for a cell key (the cell's name wins in
  * messages about repeats): Megatron-Core's expert_tensor_parallel_size,
  * moe_expert_capacity_factor, moe_pad_expert_input_to_capacity and
- * moe_router_force_load_balancing */
+ * moe_router_force_load_balancing, Hugging Face Llama4TextConfig's
+ * interleave_moe_layer_step */
 static const char *
 canonical_key (const char *key)
 {
   static const struct { const char *alias, *key; } aliases[] = {
     { "expert_tensor_parallel_size", "etp" },
+    { "interleave_moe_layer_step", "moe_every" },
     { "moe_expert_capacity_factor", "capacity_factor" },
     { "moe_pad_expert_input_to_capacity", "pad" },
     { "moe_router_force_load_balancing", "routing" },
@@ -320,6 +322,8 @@ res_pub_moe_parse (const char *cell, ResPubMoe *out, char **why)
         ok = whole (key, value, 1, MODEL_MAX_FFN, &out->dense_ffn, why);
       else if (strcmp (key, "etp") == 0)
         ok = whole (written, value, 1, PLAN_MAX_WORLD, &out->etp, why);
+      else if (strcmp (key, "moe_every") == 0)
+        ok = whole (written, value, 1, MODEL_MAX_LAYERS, &out->moe_every, why);
       else if (strcmp (key, "head_dim") == 0)
         ok = whole (key, value, 1, MODEL_MAX_HEADS, &out->head_dim, why);
       else if (strcmp (key, "mtp_layers") == 0)
@@ -431,7 +435,8 @@ res_pub_moe_parse (const char *cell, ResPubMoe *out, char **why)
         }
       else
         ok = refuse (why, "unknown key '%s' (known: experts, top_k, moe_ffn, shared_experts, "
-                     "shared_expert_ffn, dense_layers, dense_ffn, etp, dispatcher, routing, "
+                     "shared_expert_ffn, dense_layers, dense_ffn, moe_every, etp, dispatcher, "
+                     "routing, "
                      "capacity_factor, pad, a2a_overlap, cuda_graph, head_dim, mtp_layers, "
                      "sliding_window, "
                      "sliding_window_layers, attention, bias, glu_limit)", key);
@@ -479,6 +484,9 @@ res_pub_moe_describe (const ResPubMoe *moe)
                             moe->shared_experts, moe->shared_expert_ffn);
   if (moe->dense_layers > 0)
     g_string_append_printf (s, ", %" G_GUINT64_FORMAT " dense layers", moe->dense_layers);
+  if (moe->moe_every > 1)
+    g_string_append_printf (s, ", MoE every %" G_GUINT64_FORMAT " layers (the others dense)",
+                            moe->moe_every);
   if (moe->mla)
     g_string_append_printf (s, ", MLA (q_lora %" G_GUINT64_FORMAT ", kv_lora %"
                             G_GUINT64_FORMAT ")", moe->q_lora, moe->kv_lora);
@@ -562,6 +570,16 @@ res_pub_moe_apply (const ResPubMoe *moe, ModelSpec **model, char **why)
                               moe->gdn_full, m->n_layers);
       return FALSE;
     }
+  /* moe_every=N: layer i (after the dense ones) is MoE when (i - dense + 1) % N == 0
+   * (models/model.h moe_layer_step), so at least N layers must follow the dense ones */
+  if (moe->moe_every > 1 && (m->n_layers - moe->dense_layers) / moe->moe_every == 0)
+    {
+      *why = g_strdup_printf ("refused: moe: moe_every %" G_GUINT64_FORMAT " leaves no MoE "
+                              "layer of the %" G_GUINT64_FORMAT " after the %" G_GUINT64_FORMAT
+                              " dense ones", moe->moe_every, m->n_layers - moe->dense_layers,
+                              moe->dense_layers);
+      return FALSE;
+    }
   if (moe->sliding_window_layers > m->n_layers)
     {
       *why = g_strdup_printf ("refused: moe: sliding_window_layers %" G_GUINT64_FORMAT
@@ -578,7 +596,7 @@ res_pub_moe_apply (const ResPubMoe *moe, ModelSpec **model, char **why)
   m->n_shared_experts = moe->shared_experts;
   m->shared_expert_ffn = moe->shared_expert_ffn;
   m->first_dense_layers = moe->dense_layers;
-  m->moe_layer_step = 1;
+  m->moe_layer_step = moe->moe_every > 0 ? moe->moe_every : 1;
   if (moe->dense_ffn > 0)
     m->ffn_hidden = moe->dense_ffn;
   /* every published MoE here gates its experts (SwiGLU): Mixtral, DeepSeek, Qwen-MoE,

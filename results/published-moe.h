@@ -9,8 +9,8 @@
  *    below), a value that is not of its kind or out of its range refuses the cell with
  *    one line that names the key (res_pub_moe_parse returns FALSE and *why).
  *  - The frameworks' own names of a key read as the key (a repeat of either is the key
- *    given twice): expert_tensor_parallel_size (etp), moe_expert_capacity_factor
- *    (capacity_factor),
+ *    given twice): expert_tensor_parallel_size (etp), interleave_moe_layer_step (Hugging
+ *    Face Llama4TextConfig's; moe_every), moe_expert_capacity_factor (capacity_factor),
  *    moe_pad_expert_input_to_capacity (pad; True / False / 1 / 0),
  *    moe_router_force_load_balancing (routing: True / 1 forced, False / 0 said not
  *    forced, forced_off).
@@ -36,10 +36,15 @@
  * | shared_expert_ffn     | 1 .. MODEL_MAX_FFN (default shared x moe_ffn)| FFN hidden of all shared experts together|
  * | dense_layers          | 0 .. MODEL_MAX_LAYERS (default 0)            | the first layers, dense (DeepSeek's      |
  * |                       |                                              |   first_k_dense_replace)                 |
- * | dense_ffn             | 1 .. MODEL_MAX_FFN (default: ffn_hidden)     | FFN hidden of those dense layers         |
+ * | dense_ffn             | 1 .. MODEL_MAX_FFN (default: ffn_hidden)     | FFN hidden of the dense layers (these    |
+ * |                       |                                              |   and moe_every's)                       |
  * | etp                   | 1 .. PLAN_MAX_WORLD (default: the ep cell's  | expert tensor parallelism                |
  * |                       |   or the notes', res_pub_moe_read_row; else  |                                          |
  * |                       |   not stated: the TP degree)                 |                                          |
+ * | moe_every             | 1 .. MODEL_MAX_LAYERS (default 1)            | MoE every N-th layer after the dense     |
+ * |                       |                                              |   ones, the others dense with dense_ffn  |
+ * |                       |                                              |   (Llama 4 Maverick: 2, 24 of 48 layers; |
+ * |                       |                                              |   models/model.h moe_layer_step)         |
  * | dispatcher            | alltoall, allgather, deepep, hybridep        | token dispatcher (Megatron-Core's         |
  * |                       |                                              |   alltoall / allgather / flex backends)  |
  * | routing               | forced, dropless (default: forced where the  | forced-balance benchmark routing, or     |
@@ -103,6 +108,9 @@ typedef struct {
   guint64          shared_experts, shared_expert_ffn;
   guint64          dense_layers, dense_ffn;  /* dense_ffn 0: the row's ffn_hidden */
   guint64          etp;                      /* 0: not stated */
+  guint64          moe_every;                /* moe_every=N: MoE every N-th layer after
+                                              * the dense ones (Llama 4 Maverick 2); 0:
+                                              * not stated, every layer */
   ResPubDispatcher dispatcher;
   ResPubRouting    routing;
   gboolean         forced_off;               /* said not forced (moe_router_force_load_

@@ -148,21 +148,26 @@ test_parse_good (void)
   g_assert_cmpfloat (m.glu_limit, ==, 0.0);
   res_pub_moe_clear (&m);
 
-  /* the frameworks' own key names read as the cell's (Megatron-Core's config) */
+  /* the frameworks' own key names read as the cell's (Megatron-Core's config, Hugging
+   * Face Llama4TextConfig's interleave_moe_layer_step) */
   g_assert_true (res_pub_moe_parse ("experts=128;top_k=1;moe_ffn=8192;"
-                                    "expert_tensor_parallel_size=1;"
+                                    "expert_tensor_parallel_size=1;interleave_moe_layer_step=2;"
                                     "moe_expert_capacity_factor=1.25;"
                                     "moe_pad_expert_input_to_capacity=True;"
                                     "moe_router_force_load_balancing=True", &m, &why));
   g_assert_cmpuint (m.etp, ==, 1);
+  g_assert_cmpuint (m.moe_every, ==, 2);
   g_assert_cmpfloat (m.capacity_factor, ==, 1.25);
   g_assert_true (m.pad_to_capacity);
   g_assert_cmpint (m.routing, ==, RES_PUB_ROUTING_FORCED);
   res_pub_moe_clear (&m);
-  g_assert_true (res_pub_moe_parse ("experts=8;top_k=2;moe_ffn=64;"
+  g_assert_true (res_pub_moe_parse ("experts=8;top_k=2;moe_ffn=64;moe_every=2;"
                                     "moe_router_force_load_balancing=False", &m, &why));
+  g_assert_cmpuint (m.moe_every, ==, 2);
   g_assert_cmpint (m.routing, ==, RES_PUB_ROUTING_UNSTATED);
   g_assert_true (m.forced_off);
+  g_autofree char *desc3 = res_pub_moe_describe (&m);
+  g_assert_nonnull (strstr (desc3, ", MoE every 2 layers (the others dense)"));
   res_pub_moe_clear (&m);
 
   /* a pair that says the routing in words, as the tables write it: forced balance,
@@ -231,6 +236,11 @@ test_parse_bad (void)
     /* a config's name of a key is the key: given twice either way; its value checked */
     { "experts=8;top_k=2;moe_ffn=1;etp=1;expert_tensor_parallel_size=1",
       "moe: etp given twice" },
+    { "experts=8;top_k=2;moe_ffn=1;moe_every=2;interleave_moe_layer_step=2",
+      "moe: moe_every given twice" },
+    { "experts=8;top_k=2;moe_ffn=1;moe_every=0", "moe: moe_every 0 is outside 1..4096" },
+    { "experts=8;top_k=2;moe_ffn=1;interleave_moe_layer_step=two",
+      "moe: interleave_moe_layer_step 'two' is not a whole number" },
     { "experts=8;top_k=2;moe_ffn=1;moe_router_force_load_balancing=maybe",
       "moe: moe_router_force_load_balancing 'maybe' is not True or False" },
     { "experts=8;top_k=2;moe_ffn=1;moe_expert_capacity_factor=0",
@@ -523,6 +533,63 @@ test_routing_outside_cell (void)
                                 "the model cell)"));
 }
 
+/* MoE in every N-th layer (moe_every=N, or Hugging Face's interleave_moe_layer_step): the
+ * model's moe_layer_step (models/model.h), layer i MoE when (i - dense + 1) % N == 0. A
+ * row of Llama 4 Maverick (Hugging Face meta-llama/Llama-4-Maverick-17B-128E text config:
+ * 48 layers of 5120, 40 heads and 8 KV heads of 128, dense layers of 16384, 128 experts
+ * of 8192 top-1 and one shared expert of 8192, vocab 202,048) builds 24 MoE layers and 24
+ * dense ones, the llama4-maverick preset's 400,711,848,960 parameters; without the key,
+ * 48 MoE layers (the dense MLP of 16384 nowhere). The model cell naming Maverick pulls no
+ * preset: the row's cells describe its model. */
+static void
+test_moe_every (void)
+{
+  g_autoptr (ResPublishedCase) c = moe_text_row (1, "8", "M", "", SMALL_MOE ";moe_every=2");
+  g_assert_true (c->ready);
+  g_assert_cmpuint (c->model->moe_layer_step, ==, 2);
+  g_assert_cmpuint (model_spec_n_moe_layers (c->model), ==, 2);
+  g_assert_false (model_spec_layer_is_moe (c->model, 0));
+  g_assert_true (model_spec_layer_is_moe (c->model, 1));
+  PlanMoe pm;
+  plan_moe (&c->plan, c->model, &pm);
+  g_assert_cmpint (pm.layer_step, ==, 2);
+  /* after dense_layers=1: layers 2 of 1..3 (step 2) */
+  g_autoptr (ResPublishedCase) d = moe_text_row (1, "8", "M", "", SMALL_MOE
+                                                 ";dense_layers=1;moe_every=2");
+  g_assert_true (d->ready);
+  g_assert_cmpuint (model_spec_n_moe_layers (d->model), ==, 1);
+  g_assert_true (model_spec_layer_is_moe (d->model, 2));
+  /* no MoE layer left: refused */
+  g_autoptr (ResPublishedCase) n = moe_text_row (1, "8", "M", "", SMALL_MOE ";moe_every=5");
+  g_assert_false (n->ready);
+  g_assert_cmpstr (n->skip_reason, ==, "refused: moe: moe_every 5 leaves no MoE layer of the "
+                   "4 after the 0 dense ones");
+  g_assert_true (res_published_case_predict (c));
+
+  const char *head = "row_id,model,gpu_type,n_gpus,n_layers,hidden,n_heads,n_kv_heads,"
+                     "ffn_hidden,vocab,seq_len,tp,pp,ep,global_batch,step_time_s,moe\n";
+  g_autoptr (ModelSpec) preset = model_spec_load_preset ("llama4-maverick", NULL);
+  g_assert_nonnull (preset);
+  ModelParams want, got;
+  model_spec_params (preset, &want);
+  for (int every = 1; every <= 2; every++)
+    {
+      g_autofree char *text = g_strdup_printf (
+        "%s1,Llama 4 Maverick,H100-SXM-80GB,64,48,5120,40,8,16384,202048,8192,1,1,64,64,1.0,"
+        "\"experts=128;top_k=1;moe_ffn=8192;shared_experts=1;head_dim=128%s\"\n", head,
+        every == 2 ? ";interleave_moe_layer_step=2" : "");
+      g_autoptr (ResCsv) csv = res_csv_parse (text, -1, "inline", NULL);
+      g_autoptr (ResPublishedCase) m = res_published_case_new (csv, 0);
+      if (!m->ready)
+        g_error ("maverick every %d: %s", every, m->skip_reason);
+      g_assert_cmpuint (model_spec_n_moe_layers (m->model), ==, every == 2 ? 24 : 48);
+      model_spec_params (m->model, &got);
+      if (every == 2)
+        g_assert_cmpuint (got.total, ==, want.total);
+      else
+        g_assert_cmpuint (got.total, >, want.total);
+    }
+}
 
 
 /* The shipped rows: every moe cell parses; every MoE row names its source and where in
@@ -994,6 +1061,7 @@ main (int argc, char **argv)
   g_test_add_func ("/published-moe/row-refused", test_row_refused);
   g_test_add_func ("/published-moe/etp-outside-cell", test_etp_outside_cell);
   g_test_add_func ("/published-moe/routing-outside-cell", test_routing_outside_cell);
+  g_test_add_func ("/published-moe/moe-every", test_moe_every);
   g_test_add_func ("/published-moe/layer-split", test_layer_split);
   g_test_add_func ("/published-moe/recompute-modules", test_recompute_modules);
   g_test_add_func ("/published-moe/mla-blackwell-unfused", test_mla_blackwell_unfused);
