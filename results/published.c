@@ -609,6 +609,10 @@ batch_tokens_product (const char *number, const char *unit, double v, const doub
   for (;;)
     {
       double f;
+      /* a factor said approximate ("(about 720 x 4096)") is no exact count: leading_number
+       * reads past such words */
+      if (!g_ascii_isdigit (*p))
+        return 0;
       const char *end = leading_number (p, &f);
       if (end == NULL || end == p || f < 1 || f != floor (f) || *p == '-' || *p == '+')
         return 0;
