@@ -1180,9 +1180,7 @@ network_scope (const char *low)
                                      "/gpu", "a gpu" };
   static const char *const node[] = { "per node", "per host", "per server", "per dgx",
                                       "per instance", "per system", "per machine",
-                                      "node-node", "node-to-node", "node to node", "a node",
-                                      "inter-node", "internode", "inter node", "inter-machine",
-                                      "inter-host", "inter-server", "between nodes" };
+                                      "node-node", "node-to-node", "node to node", "a node" };
   const char *best = NULL;
   int scope = 0;
   for (guint i = 0; i < G_N_ELEMENTS (gpu); i++)
@@ -1200,6 +1198,42 @@ network_scope (const char *low)
   return scope;
 }
 
+/* A figure's scope in words that say where the link runs rather than whose it is:
+ * "inter-node", "between nodes", "inter-machine" (IBM's "800 Gbps inter-node
+ * interconnect", InternLM's "4 * 100Gb RoCE inter-machine": a node's). Weaker than
+ * network_scope's: taken only where the whole cell names no GPU or node scope ("400 Gb/s
+ * inter-node per GPU" is a GPU's; "InfiniBand 400 Gb/s between nodes, one NIC per GPU"
+ * one NIC a GPU). */
+static gboolean
+network_weak_node_scope (const char *low)
+{
+  static const char *const words[] = { "inter-node", "internode", "inter node",
+                                       "inter-machine", "inter-host", "inter-server",
+                                       "between nodes", "between hosts", "between servers" };
+  for (guint i = 0; i < G_N_ELEMENTS (words); i++)
+    if (strstr (low, words[i]) != NULL)
+      return TRUE;
+  return FALSE;
+}
+
+/* Whether a network clause names a network ("InfiniBand", "RoCE", "EFA", "NIC", "GbE",
+ * "interconnect", ...): the shorthands ("400G") and an unscoped aggregate are read only
+ * in such a clause, so that "80G HBM per GPU" or "8x A100 80G per node" and an HBM or
+ * NVLink figure in bytes ("H100 SXM5 (900 GB/s)") are not taken for NICs */
+static gboolean
+clause_names_network (const char *low)
+{
+  static const char *const words[] = { "infiniband", "roce", "efa", "ethernet", "gbe", "nic",
+                                       "hca", "rdma", "ndr", "hdr", "edr", "xdr", "connectx",
+                                       "cx-", "network", "interconnect", "fabric", "rail",
+                                       "scale-out", "scale out", "ib ", "slingshot", "spectrum",
+                                       "quantum", "omni-path", "port", "uplink" };
+  for (guint i = 0; i < G_N_ELEMENTS (words); i++)
+    if (strstr (low, words[i]) != NULL)
+      return TRUE;
+  return g_str_has_suffix (low, " ib") || g_str_has_prefix (low, "ib ");
+}
+
 /* A network clause with the port-speed shorthands people write spelled as figures the
  * reader takes: an InfiniBand generation with its rate ("NDR400", "HDR 200", "NDR-200":
  * that many Gb/s), a bare port speed ("400G", "4x100G", "3.2T": Gb/s, Tb/s), and a
@@ -1208,24 +1242,35 @@ network_scope (const char *low)
  * Association's roadmap). Examples (tests/results/test-mapping.c): "2x 400G per node" on
  * 8-GPU nodes 100; "InfiniBand NDR400 (8 per node)" 400; "HDR InfiniBand (8 per node)" 200. */
 static char *
-network_spell_figures (const char *clause)
+network_spell_figures (const char *clause, gboolean *from_generation)
 {
-  static GRegex *gen_rate = NULL, *bare = NULL, *gen = NULL, *any = NULL;
+  *from_generation = FALSE;
+  static GRegex *gen_rate = NULL, *bare = NULL, *bare_big = NULL, *gen = NULL, *any = NULL;
   if (g_once_init_enter (&any))
     {
       gen_rate = g_regex_new ("\\b((?i:ndr|hdr|edr|xdr))[- ]?(\\d{2,3})\\b"
                               "(?!\\s*[GgTt](?:bit|b|B))", G_REGEX_OPTIMIZE, 0, NULL);
-      bare = g_regex_new ("(\\d)\\s?([GgTt])b?(?![A-Za-z0-9/])", G_REGEX_OPTIMIZE, 0, NULL);
+      /* a port speed: 10, 25, 40, 50, 100, 200, 400, 800 G or 1.6 / 3.2 T, whole */
+      bare = g_regex_new ("(?<![\\d.])((?:10|25|40|50|100|200|400|800|1600|3200)|1\\.6|3\\.2)"
+                          "\\s?([GgTt])b?(?![A-Za-z0-9/])", G_REGEX_OPTIMIZE, 0, NULL);
+      bare_big = g_regex_new ("(?<![\\d.])((?:100|200|400|800|1600|3200)|1\\.6|3\\.2)"
+                              "\\s?([GgTt])b?(?![A-Za-z0-9/])", G_REGEX_OPTIMIZE, 0, NULL);
       gen = g_regex_new ("\\b(?i:(ndr|hdr|edr|xdr))\\b", G_REGEX_OPTIMIZE, 0, NULL);
       g_once_init_leave (&any, g_regex_new ("\\d\\s*[GgTt](?:bit|b|B)(?:/s|ps|E\\b)",
                                             G_REGEX_OPTIMIZE, 0, NULL));
     }
-  g_autofree char *a = g_regex_replace (gen_rate, clause, -1, 0, "\\1 \\2 Gb/s", 0, NULL);
-  char *b = g_regex_replace (bare, a != NULL ? a : clause, -1, 0, "\\1 \\2b/s", 0, NULL);
+  /* outside a clause that names the network only the port speeds no GPU name or memory
+   * size carries ("2x 400G per node"; not "A100 40G", "80G HBM") */
+  g_autofree char *low = g_ascii_strdown (clause, -1);
+  const gboolean net = clause_names_network (low);
+  g_autofree char *a = net ? g_regex_replace (gen_rate, clause, -1, 0, "\\1 \\2 Gb/s", 0, NULL)
+                           : g_strdup (clause);
+  char *b = g_regex_replace (net ? bare : bare_big, a != NULL ? a : clause, -1, 0,
+                             "\\1 \\2b/s", 0, NULL);
   if (b == NULL)
     b = g_strdup (clause);
   g_autoptr (GMatchInfo) m = NULL;
-  if (!g_regex_match (any, b, 0, NULL) && g_regex_match (gen, b, 0, &m))
+  if (net && !g_regex_match (any, b, 0, NULL) && g_regex_match (gen, b, 0, &m))
     {
       g_autofree char *g_raw = g_match_info_fetch (m, 1);
       g_autofree char *g = g_ascii_strdown (g_raw, -1);
@@ -1236,6 +1281,7 @@ network_spell_figures (const char *clause)
       char *c = g_strdup_printf ("%.*s %s Gb/s%s", end, b, rate, b + end);
       g_free (b);
       b = c;
+      *from_generation = TRUE;
     }
   return b;
 }
@@ -1328,6 +1374,8 @@ res_pub_network_gbps_per_gpu (const char *network, guint64 node, char **how)
                                     "(\\d[\\d,]*(?:\\.\\d+)?)\\s*([TtGg])(bit|b|B)(?:/s|ps|E\\b)",
                                     G_REGEX_OPTIMIZE, 0, NULL));
   double out = 0;
+  g_autofree char *cell_low = g_ascii_strdown (network, -1);
+  const gboolean cell_scoped = network_scope (cell_low) != 0;
   for (guint k = 0; k < clauses->len && out == 0; k++)
     {
       const char *orig = clauses->pdata[k];
@@ -1335,7 +1383,8 @@ res_pub_network_gbps_per_gpu (const char *network, guint64 node, char **how)
       if (clause_is_scale_up (low))
         continue;
       /* the clause with its port-speed shorthands spelled as figures */
-      g_autofree char *cl = network_spell_figures (orig);
+      gboolean from_generation = FALSE;
+      g_autofree char *cl = network_spell_figures (orig, &from_generation);
       g_free (low);
       low = g_ascii_strdown (cl, -1);
       g_autoptr (GMatchInfo) m = NULL;
@@ -1411,9 +1460,18 @@ res_pub_network_gbps_per_gpu (const char *network, guint64 node, char **how)
               scope = 2;
             }
         }
-      /* a figure above any one NIC's port (800 Gb/s: ConnectX-8, XDR) with no scope is a
-       * node's aggregate ("EFA v2 3200 Gbps", AWS p5's 32 x 100 Gb/s an instance) */
-      if (scope == 0 && count == 1 && v > 800)
+      /* a figure above any one NIC's port (800 Gb/s: ConnectX-8, XDR) in bits with no
+       * scope, in a clause that names the network, is a node's aggregate ("EFA v2 3200
+       * Gbps", AWS p5's 32 x 100 Gb/s an instance; not "H100 SXM5 (900 GB/s)", NVLink in
+       * bytes, nor "HBM3 3.35 TB/s") */
+      if (scope == 0 && count == 1 && v > 800 && !g_str_equal (unit, "B")
+          && clause_names_network (low))
+        scope = 2;
+      /* "inter-node", "between nodes": a node's, where the cell names no other scope and
+       * the figure is stated (a generation alone, "NDR InfiniBand between nodes", says no
+       * NIC count) */
+      if (scope == 0 && count == 1 && !from_generation && !cell_scoped
+          && network_weak_node_scope (low))
         scope = 2;
       if (scope == 3)
         out = one_nic;
@@ -1834,9 +1892,24 @@ map_measured_cells (ResPublishedCase *c, const ResCsv *csv, guint row, double to
    * 15B rows (Megatron-LM, "MFU against 989 TFLOP/s bf16 peak; formula not printed") */
   gboolean from_stack = FALSE;
   const char *conv_cell = get (csv, row, "flops_convention");
+  /* only a cell that says no more than that: one that names a kind of count ("HFU",
+   * "hardware FLOPs", "recompute", a custom counter, "per token", a figure) is another
+   * count, skipped as before */
+  static const char *const names_count[] = { "hfu", "hardware", "recomput", "custom", "counter",
+                                             "per token", "per sequence", "*", " x ", "flops per",
+                                             "flop per", "formula:" };
+  gboolean other_count = FALSE;
+  for (guint i = 0; i < G_N_ELEMENTS (names_count) && !other_count; i++)
+    other_count = contains_ci (conv_cell, names_count[i]);
+  for (const char *d = conv_cell; *d && !other_count; d++)
+    other_count = g_ascii_isdigit (*d) && !contains_ci (conv_cell, "tflop/s")
+                  && !contains_ci (conv_cell, "peak");
   if (!c->has_convention && c->stack != NULL && c->stack->tflops_convention != NULL
-      && (*conv_cell == '\0' || cell_unstated (conv_cell) || contains_ci (conv_cell, "not printed")
-          || contains_ci (conv_cell, "not published") || contains_ci (conv_cell, "not stated"))
+      && !other_count
+      && (*conv_cell == '\0' || cell_unstated (conv_cell)
+          || contains_ci (conv_cell, "formula not printed")
+          || contains_ci (conv_cell, "formula not published")
+          || contains_ci (conv_cell, "formula not stated"))
       && fw_stack_preset_for_text (get (csv, row, "framework")) != NULL
       && model_flop_convention_parse (c->stack->tflops_convention, &c->convention))
     c->has_convention = from_stack = TRUE;
@@ -3329,32 +3402,37 @@ notes_affirm (const char *notes, const char *phrase)
   const gsize n = strlen (ph);
   for (const char *p = strstr (low, ph); p != NULL; p = strstr (p + 1, ph))
     {
-      /* the words just before it, within its sentence */
-      const char *from = p - low > 24 ? p - 24 : low;
-      for (const char *d = p; d > from; d--)
-        if (d[-1] == '.' || d[-1] == ';' || d[-1] == ',')
-          {
-            from = d;
-            break;
-          }
-      g_autofree char *before = g_strndup (from, (gsize) (p - from));
-      static const char *const neg_before[] = { "no ", "not ", "without ", "w/o ", "never " };
+      /* a negation right before it: the last word, or the last two ("did not use"); a
+       * negation further back negates something else ("No OOM with activation
+       * checkpointing", "BF16 (no FP8) with activation checkpointing") */
+      const char *e = p;
+      while (e > low && e[-1] == ' ')
+        e--;
+      g_autofree char *before = g_strndup (low, (gsize) (e - low));
+      static const char *const neg_before[] = { " no", " not", " without", " w/o", " never",
+                                                " no full", " without full", " not use",
+                                                " not using", " not used", " disabled",
+                                                " no selective", " without selective" };
+      g_autofree char *pad = g_strconcat (" ", before, NULL);
       gboolean negated = FALSE;
       for (guint i = 0; i < G_N_ELEMENTS (neg_before) && !negated; i++)
-        {
-          const char *q = strstr (before, neg_before[i]);
-          negated = q != NULL && (q == before || !g_ascii_isalnum (q[-1]));
-        }
-      /* the word right after it */
+        negated = g_str_has_suffix (pad, neg_before[i]);
+      /* or a verdict right after it, before anything else: "activation checkpointing not
+       * stated.", "...: false", "... off" (a bracket after it qualifies it: "(not stated
+       * which layers)" names it) */
       const char *a = p + n;
-      while (*a == ' ' || *a == ':' || *a == '=' || *a == '(' || *a == '-')
+      while (*a == ' ' || *a == ':' || *a == '=')
         a++;
-      static const char *const neg_after[] = { "not", "off", "false", "disabled", "none", "no",
-                                               "unused", "n/a", "was not", "is not" };
+      static const char *const neg_after[] = { "not stated", "not used", "off", "false",
+                                               "disabled", "none", "no", "unused", "n/a" };
       for (guint i = 0; i < G_N_ELEMENTS (neg_after) && !negated; i++)
         {
           gsize k = strlen (neg_after[i]);
-          negated = strncmp (a, neg_after[i], k) == 0 && !g_ascii_isalnum (a[k]);
+          /* a whole word, and "not stated" only as the whole verdict ("not stated
+           * otherwise, full" goes on) */
+          negated = strncmp (a, neg_after[i], k) == 0 && !g_ascii_isalnum (a[k])
+                    && (!g_str_has_prefix (neg_after[i], "not ")
+                        || a[k] == '\0' || a[k] == '.' || a[k] == ';' || a[k] == ')');
         }
       if (!negated)
         return TRUE;
@@ -3782,6 +3860,49 @@ sp_reading (const char *cell)
   return -1;
 }
 
+/* Whether a framework or notes cell says the run was compiled: "torch.compile" (or
+ * "--compile", "--training.compile", "compile=true") not negated ("no torch.compile",
+ * "without torch.compile", "torch.compile disabled / off / false"), and in the framework
+ * cell "compiled" as well ("PyTorch (compiled)"); in the notes "compiled" is often prose
+ * ("numbers compiled from the blog post"), so it is not read there (an audit of this
+ * round: those three read compiled on the pytorch-fsdp stack once it offered --compile) */
+static gboolean
+names_compile (const char *text, gboolean framework_cell)
+{
+  if (text == NULL || *text == '\0')
+    return FALSE;
+  g_autofree char *low = g_ascii_strdown (text, -1);
+  static const char *const words[] = { "torch.compile", "--compile", "training.compile",
+                                       "compile=true", "compile: true", "compiled" };
+  for (guint i = 0; i < G_N_ELEMENTS (words); i++)
+    {
+      if (!framework_cell && g_str_equal (words[i], "compiled"))
+        continue;
+      const gsize n = strlen (words[i]);
+      for (const char *p = strstr (low, words[i]); p != NULL; p = strstr (p + 1, words[i]))
+        {
+          /* "compiled" inside "torch.compile(d)" or "uncompiled" is no word of its own */
+          if (g_str_equal (words[i], "compiled") && p > low && (g_ascii_isalnum (p[-1]) || p[-1] == '.'))
+            continue;
+          if (g_str_equal (words[i], "--compile") && g_ascii_isalnum (p[n]))
+            continue;
+          g_autofree char *before = g_strndup (low, (gsize) (p - low));
+          g_strchomp (before);
+          const char *a = p + n;
+          while (*a == ' ' || *a == ':' || *a == '=')
+            a++;
+          gboolean negated = g_str_has_suffix (before, " no") || g_str_equal (before, "no")
+                             || g_str_has_suffix (before, "without") || g_str_has_suffix (before, "w/o")
+                             || g_str_has_suffix (before, " not") || g_str_has_suffix (before, "(no")
+                             || g_str_has_prefix (a, "disabled") || g_str_has_prefix (a, "off")
+                             || g_str_has_prefix (a, "false") || g_str_has_prefix (a, "not used");
+          if (!negated)
+            return TRUE;
+        }
+    }
+  return FALSE;
+}
+
 static gboolean
 map_plan (ResPublishedCase *c, const ResCsv *csv, guint row, gint64 global_batch, gboolean fp8)
 {
@@ -3793,19 +3914,36 @@ map_plan (ResPublishedCase *c, const ResCsv *csv, guint row, gint64 global_batch
    * tensor / pipeline degrees 1, plain FSDP, Composer) ran an unstated tp or pp at 1;
    * the Megatron stacks, whose published runs nearly all split the model, still skip it
    * (GPT-3 175B "TP/PP not stated" on 96 GPUs fits no plan at 1) */
-  const gboolean ones = c->stack != NULL && c->stack->default_degrees_one;
+  /* ... unless the framework or notes cell names the model parallelism it left out
+   * ("torchtitan (FSDP2+TP+PP ...)", "3D parallelism"): then the degrees are unknown */
+  const char *fw_cell = get (csv, row, "framework"), *notes_cell = get (csv, row, "notes");
+  gboolean names_mp = FALSE;
+  static const char *const mp_words[] = { "+tp", "tp+", "tp ", "tp=", "tensor parallel",
+                                          "tensor-parallel", "+pp", "pp ", "pp=", "pipeline",
+                                          "2d", "3d", "4d", "5d", "model parallel" };
+  for (int k = 0; k < 2 && !names_mp; k++)
+    {
+      g_autofree char *low = g_ascii_strdown (k == 0 ? fw_cell : notes_cell, -1);
+      g_autofree char *pad = g_strconcat (" ", low, " ", NULL);
+      for (guint i = 0; i < G_N_ELEMENTS (mp_words) && !names_mp; i++)
+        {
+          const char *q = strstr (pad, mp_words[i]);
+          names_mp = q != NULL && !g_ascii_isalnum (q[-1]);
+        }
+    }
+  const gboolean ones = c->stack != NULL && c->stack->default_degrees_one && !names_mp;
   g_autofree char *tp_t = g_strstrip (g_strdup (get (csv, row, "tp")));
   g_autofree char *pp_t = g_strstrip (g_strdup (get (csv, row, "pp")));
   if (cell_size (csv, row, "tp", &v))
     tp = v;
   else if (ones && (*tp_t == '\0' || cell_unstated (tp_t)))
-    tp = 1;
+    tp = 1, c->degrees_defaulted = TRUE;
   else if (!has_dp)
     return skip (c, "tp not stated");
   if (cell_size (csv, row, "pp", &v))
     pp = v;
   else if (ones && (*pp_t == '\0' || cell_unstated (pp_t)))
-    pp = 1;
+    pp = 1, c->degrees_defaulted = TRUE;
   else if (!has_dp)
     return skip (c, "pp not stated");
   if (cell_size (csv, row, "cp", &v))
@@ -4359,8 +4497,7 @@ map_plan (ResPublishedCase *c, const ResCsv *csv, guint row, gint64 global_batch
   {
     const char *fw = get (csv, row, "framework"), *notes = get (csv, row, "notes");
     if (c->stack->compile != FW_OPT_NO
-        && (contains_ci (fw, "torch.compile") || contains_ci (notes, "torch.compile")
-            || contains_ci (fw, "compiled") || contains_ci (notes, "compiled")))
+        && (names_compile (fw, TRUE) || names_compile (notes, FALSE)))
       p->compile = TRUE;
     /* FSDP's float8 all-gather where the row says so (torchao / TorchTitan
      * enable_fsdp_float8_all_gather: "float8 all-gather", "fp8 all-gather"); TorchTitan's

@@ -321,9 +321,11 @@
  *   or "NeMo/Megatron model FLOPs" -> mcore; "PaLM", "Llama 3 paper", "torchtitan",
  *   "llm-foundry" (or "LLM Foundry"), "6N", "6*N", "6 * N", "6 x N" or "6·N" -> palm; "causal" without "non-causal" -> causal;
  *   empty, "not stated" or "formula not printed" -> the count of the framework the row
- *   names (its stack's tflops_convention: mcore for megatron-core and nemo, megatron96 for
- *   megatron-lm-2021, palm for torchtitan, llm-foundry and meta-llama3; the measured
- *   source says "the STACK stack's own count: no convention stated");
+ *   names (its stack's tflops_convention: mcore for megatron-core and nemo, palm for
+ *   torchtitan, llm-foundry and meta-llama3; none for 2021's Megatron-LM, whose papers'
+ *   count depends on the recompute; the measured source says "the STACK stack's own count:
+ *   no convention stated"), unless the cell names another kind of count ("HFU", "hardware",
+ *   "custom", a formula or a figure other than the peak);
  *   otherwise unknown (those two sources unusable).
  *   Numeric cells: the leading number is read ("430 (approx.)" is 430); a tilde, the
  *   almost-equal sign or a word that says approximate before it ("~430", "around 430",
@@ -439,6 +441,8 @@ typedef struct {
                                        cell was read ("the local batch 32 in the notes
                                        over pp x V micro-batches ..."); NULL: the cell's
                                        count, or unstated */
+  gboolean      degrees_defaulted;  /* tp / pp not stated, taken as 1: the stack's
+                                     * defaults.model_parallel "none" */
   const char   *recompute_why;      /* static: how a named remat policy or a partial
                                        recompute was read (NULL: as the cell says) */
   const char   *stack_why;          /* static: why the stack is not the one the framework

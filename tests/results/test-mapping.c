@@ -1025,6 +1025,16 @@ test_network_bandwidth (void)
     { "800 Gbps inter-node interconnect", 8, 100 },
     { "4 * 100Gb RoCE inter-machine", 8, 50 },
     { "4x100Gb RoCE per node", 8, 50 },
+    /* a GPU scope anywhere in the cell wins over "inter-node" / "between nodes"; a
+     * generation alone with only such a scope says no NIC count; a memory size or an
+     * NVLink / HBM figure in bytes is no NIC (the audit of this round's readers) */
+    { "400 Gb/s inter-node per GPU", 8, 400 },
+    { "InfiniBand 400 Gb/s between nodes, one NIC per GPU", 8, 0 },
+    { "NVLink within node, NDR InfiniBand between nodes", 8, 0 },
+    { "80G HBM per GPU; 100 Gb/s per node", 8, 12.5 },
+    { "8x A100 80G per node", 8, 0 },
+    { "H100 SXM5 (900 GB/s), 400 Gb/s per GPU", 8, 400 },
+    { "HBM3 3.35 TB/s; 400 Gb/s per GPU", 8, 400 },
     /* none read: an NVLink figure, a figure without a scope, no figure */
     { "InfiniBand NDR", 8, 0 },
     { "200G HDR InfiniBand", 8, 0 },
@@ -1980,6 +1990,17 @@ test_recompute_notes_negated (void)
     { "full activation recompute", PLAN_RECOMPUTE_FULL },
     { "selective recompute (core attention)", PLAN_RECOMPUTE_SELECTIVE },
     { "no full recompute; selective recompute of attention", PLAN_RECOMPUTE_SELECTIVE },
+    /* a negation of something else nearby, a qualifying bracket, a double negation read
+     * as the audit of this round found them (they read none) */
+    { "selective recompute (not full recompute)", PLAN_RECOMPUTE_SELECTIVE },
+    { "No OOM with activation checkpointing", PLAN_RECOMPUTE_FULL },
+    { "There is no doubt activation checkpointing was on", PLAN_RECOMPUTE_FULL },
+    { "BF16 (no FP8) with activation checkpointing", PLAN_RECOMPUTE_FULL },
+    { "TP 8, no SP and activation checkpointing", PLAN_RECOMPUTE_FULL },
+    { "activation checkpointing (not stated which layers)", PLAN_RECOMPUTE_FULL },
+    { "activation checkpointing not stated otherwise, full", PLAN_RECOMPUTE_FULL },
+    { "activation checkpointing is not disabled", PLAN_RECOMPUTE_FULL },
+    { "did not use activation checkpointing", PLAN_RECOMPUTE_NONE },
     { "", PLAN_RECOMPUTE_NONE },
   };
   for (guint i = 0; i < G_N_ELEMENTS (rows); i++)
@@ -2012,6 +2033,9 @@ test_unstated_degrees (void)
     { "Megatron-Core", "", TRUE },
     /* a tp cell that says something but no degree is not read as 1 */
     { "MaxText (JAX)", "tensor parallel", TRUE },
+    /* nor where the framework names the model parallelism left out of the cells */
+    { "torchtitan (FSDP2+TP+PP 1F1B)", "", TRUE },
+    { "MaxText, 3D parallelism", "", TRUE },
   };
   for (guint i = 0; i < G_N_ELEMENTS (rows); i++)
     {
@@ -2051,6 +2075,18 @@ test_pytorch_fsdp_compile (void)
   g_assert_null (c->skip_reason);
   g_assert_false (c->plan.compile);
   res_published_case_free (c);
+  /* negated, or "compiled" as prose: eager (the audit of this round) */
+  static const char *const eager[] = { "PyTorch FSDP (no torch.compile)",
+                                       "PyTorch FSDP, torch.compile disabled",
+                                       "PyTorch FSDP without torch.compile" };
+  for (guint i = 0; i < G_N_ELEMENTS (eager); i++)
+    {
+      c = row ("H100-SXM-80GB", 64, 1, "FSDP (full shard)", eager[i], "bf16");
+      g_assert_null (c->skip_reason);
+      if (c->plan.compile)
+        g_error ("framework '%s' read compiled", eager[i]);
+      res_published_case_free (c);
+    }
 }
 
 /* "V not stated": a virtual_pipeline cell of text, or a framework naming the interleaved
