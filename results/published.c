@@ -2037,14 +2037,21 @@ mention_off (const char *t, const char *p, gsize n, gsize *span)
   if (g_str_has_prefix (r, "stage"))
     for (r += 5; *r == ' ' || *r == '-' || *r == '_' || *r == ':' || *r == '=';)
       r++;
+  gboolean zero_count = FALSE;
   if (g_ascii_isdigit (*r) && r > q)
     {
-      while (g_ascii_isdigit (*r))
-        r++;
+      zero_count = TRUE;
+      for (; g_ascii_isdigit (*r); r++)
+        zero_count = zero_count && *r == '0';
       q = r;
     }
   if (span != NULL)
     *span = (gsize) (q - p);
+  /* ... a count of 0 there says off: NVIDIA's performance tables print an FSDP column
+   * whose 0 is no FSDP ("FSDP 0", read as ZeRO-3 where "FSDP = 0" was off; "ZeRO 0",
+   * "stage 0"); a positive count ("FSDP 8") is the scheme in use */
+  if (zero_count && !g_ascii_isalnum (*q) && *q != '_' && *q != '.')
+    return TRUE;
   for (guint i = 0; i < G_N_ELEMENTS (before); i++)
     {
       gsize b = strlen (before[i]);
@@ -2323,7 +2330,8 @@ hsdp_in_words (const char *t)
  *                     optimizer, none; megatron-core zero1, also for a framework cell that
  *                     names no stack, "MCore" or a Megatron-LM from 2023; FSDP stacks
  *                     zero3, DeepSpeed zero1);
- *  negated         -> "FSDP off", "no FSDP", "NO_SHARD", "ZeRO-0", and a whole cell
+ *  negated         -> "FSDP off", "no FSDP", "NO_SHARD", "ZeRO-0", a count of 0 after the
+ *                     scheme ("FSDP 0", NVIDIA's FSDP column; "FSDP 8" is FSDP), and a whole cell
  *                     "no" / "off" / "false" / "disabled" / "0": none; a scheme said off
  *                     (mention_off: "FSDP (not used)", "not FSDP") is blanked before the
  *                     rules below, and a cell that names only such is none;

@@ -145,7 +145,8 @@
  * |                           |   is opt-in and only from Korthikanti et al. 2022, and in    |
  * |                           |   DeepSpeed's fork)                                          |
  * | zero_stage_or_fsdp        | the rules above map_sharding in published.c: negations       |
- * |                           |   ("FSDP off", "NO_SHARD", a whole cell "no" / "off" /       |
+ * |                           |   ("FSDP off", "NO_SHARD", a count of 0 after the scheme:    |
+ * |                           |   "FSDP 0", NVIDIA's FSDP column; a whole cell "no" / "off" /|
  * |                           |   "false" / "0") -> none; a whole cell "1" / "2" / "3" or    |
  * |                           |   "zero_optimization.stage=N" -> that ZeRO stage; Megatron-  |
  * |                           |   FSDP's "optim_grads_params" / "optim_grads" -> zero3 /     |

@@ -283,6 +283,18 @@ test_sharding (void)
     { "no FSDP (DDP)", "PyTorch", 1, PLAN_SHARD_NONE },
     { "NO_SHARD", "PyTorch FSDP", 1, PLAN_SHARD_NONE },
     { "ZeRO-0", "DeepSpeed", 1, PLAN_SHARD_NONE },
+    /* a count of 0 after the scheme says it off, as NVIDIA's tables print their FSDP
+     * column ("FSDP 0" was zero3, where "FSDP = 0" and "FSDP: 0" were off); a positive
+     * count is the scheme in use, and a 0 beside the scheme used leaves it */
+    { "FSDP 0", "PyTorch", 1, PLAN_SHARD_NONE },
+    { "FSDP-0", "PyTorch", 1, PLAN_SHARD_NONE },
+    { "FSDP = 0", "PyTorch", 1, PLAN_SHARD_NONE },
+    { "FSDP: 0", "PyTorch", 1, PLAN_SHARD_NONE },
+    { "ZeRO 0", "DeepSpeed", 1, PLAN_SHARD_NONE },
+    { "FSDP 8", "PyTorch", 1, PLAN_SHARD_ZERO3 },
+    { "FSDP 16", "PyTorch", 1, PLAN_SHARD_ZERO3 },
+    { "distributed optimizer (FSDP 0)", "NeMo Megatron-Bridge 25.11 (Megatron-Core)", 1,
+      PLAN_SHARD_ZERO1 },
     /* a scheme said not used is no scheme of the row, as precision reads "FP8 (not used)":
      * "FSDP (not used)" names FSDP only to say it was off, none (it was zero3); a scheme
      * said off beside one used is the one used */
