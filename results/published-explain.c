@@ -181,7 +181,9 @@ res_published_explain (const ResCsv *csv, guint row, const ResPublishedCase *c)
         LINE ("zero_stage_or_fsdp", "hsdp, no shard group%s",
               c->skip_reason != NULL ? " (skipped: below)" : "");
       else
-        LINE ("zero_stage_or_fsdp", "%s", plan_sharding_name (p->sharding));
+        LINE ("zero_stage_or_fsdp", "%s%s%s%s", plan_sharding_name (p->sharding),
+              c->sharding_why != NULL ? " (" : "", c->sharding_why != NULL ? c->sharding_why : "",
+              c->sharding_why != NULL ? ")" : "");
       /* a micro-batch read after a label, in the notes, or from a local batch
        * (published.c micro_batch_stated) says how */
       LINE ("micro_batch", "%d%s%s%s", p->micro_batch, c->micro_batch_why != NULL ? " (" : "",

@@ -2330,11 +2330,16 @@ hsdp_in_words (const char *t)
  *                     optimizer, none; megatron-core zero1, also for a framework cell that
  *                     names no stack, "MCore" or a Megatron-LM from 2023; FSDP stacks
  *                     zero3, DeepSpeed zero1);
- *  negated         -> "FSDP off", "no FSDP", "NO_SHARD", "ZeRO-0", a count of 0 after the
- *                     scheme ("FSDP 0", NVIDIA's FSDP column; "FSDP 8" is FSDP), and a whole cell
- *                     "no" / "off" / "false" / "disabled" / "0": none; a scheme said off
- *                     (mention_off: "FSDP (not used)", "not FSDP") is blanked before the
- *                     rules below, and a cell that names only such is none;
+ *  negated         -> "NO_SHARD", "ZeRO-0", "no ZeRO", a count of 0 after the scheme
+ *                     ("ZeRO 0"; "FSDP 0", NVIDIA's FSDP column; "FSDP 8" is FSDP), and a
+ *                     whole cell "no" / "off" / "false" / "disabled" / "0": none; a scheme
+ *                     said off (mention_off: "FSDP (not used)", "not FSDP") is blanked
+ *                     before the rules below, and a cell that names only such is none,
+ *                     except FSDP alone said off ("no FSDP", "FSDP off", "FSDP = 0", "0 (no
+ *                     FSDP)"): FSDP is off, not the distributed optimizer, so the empty
+ *                     cell's reading where that is zero1 (nemo, megatron-core, deepspeed;
+ *                     the explain line says so), none where it is FSDP (pytorch-fsdp,
+ *                     torchtitan, LitGPT, meta-llama3) or none (megatron-lm-2021);
  *  a bare stage    -> a whole cell "1" / "2" / "3": DeepSpeed's zero_optimization.stage;
  *  HSDP            -> "HSDP", "HYBRID_SHARD", "hybrid shard", DeepSpeed's "MiCS": hsdp,
  *                     shard group from the text ("shard 16", "dp_shard=16",
@@ -2591,10 +2596,42 @@ titan_degree (const char *low, const char *long_key, const char *short_key)
 }
 
 /* The sharding schemes' names, lower case: their mentions said off are blanked before the
- * rules read the cell (blank_negated) */
-static const char *const sharding_keys[] = {
-  "fsdp", "hsdp", "zero", "hybrid_shard", "hybrid shard", "hybrid-shard", "full shard",
-  "full_shard", "fully shard", "fully_shard", "shard_grad_op", "mics", NULL };
+ * rules read the cell (blank_negated). FSDP's own names first (a cell that says only these
+ * off says FSDP off, not sharding: map_sharding), then the others (ZeRO, hybrid sharding,
+ * MiCS, FSDP's SHARD_GRAD_OP mode). */
+static const char *const fsdp_keys[] = {
+  "fsdp", "full shard", "full_shard", "fully shard", "fully_shard", NULL };
+static const char *const other_sharding_keys[] = {
+  "hsdp", "zero", "hybrid_shard", "hybrid shard", "hybrid-shard", "shard_grad_op", "mics",
+  NULL };
+
+/* An empty sharding cell (or one that says it is not stated): the distributed optimizer
+ * (zero1) where the row names NeMo or Megatron-Core or its notes quote
+ * --overlap-param-gather, on a stack that has it; LitGPT's HYBRID_SHARD; else the stack's
+ * documented default */
+static PlanSharding
+unstated_sharding (const ResPublishedCase *c, const char *framework, const char *notes)
+{
+  /* NeMo's GPT configs set optim.name distributed_fused_adam; --overlap-param-gather,
+   * which the Megatron-Core benchmark notes list, exists only with
+   * --use-distributed-optimizer (added to Megatron-LM in 2022). */
+  /* (on a stack that has the distributed optimizer: "NeMo AutoModel" names NeMo but
+   * runs FSDP2, nemo-automodel's stack, whose default is its own) */
+  if ((names_nemo (framework) || contains_ci (framework, "Megatron-Core")
+       || contains_ci (notes, "overlap-param-gather"))
+      && ((c->stack->offers_sharding >> PLAN_SHARD_ZERO1) & 1))
+    return PLAN_SHARD_ZERO1;
+  /* LitGPT's pretraining script shards with FSDPStrategy(sharding_strategy=
+   * "HYBRID_SHARD") on more than one device (litgpt/pretrain.py): hsdp, one server's
+   * group (was the pytorch-fsdp stack's FULL_SHARD, and before that not recognised) */
+  if (contains_ci (framework, "litgpt") || contains_ci (framework, "lit-gpt"))
+    return PLAN_SHARD_HSDP;
+  /* the stack's documented default (frameworks/presets): megatron-lm-2021 none
+   * (Megatron-LM before the distributed optimizer), megatron-core zero1 (its
+   * benchmark scripts' --use-distributed-optimizer; also for a framework cell that
+   * names no stack, "MCore", or a year from 2023) */
+  return (PlanSharding) c->stack->default_sharding;
+}
 
 static gboolean
 map_sharding (ResPublishedCase *c, const char *text, const char *framework, const char *notes,
@@ -2603,8 +2640,10 @@ map_sharding (ResPublishedCase *c, const char *text, const char *framework, cons
   /* a scheme named only to say it was not used is no scheme of the row: "FSDP (not used)"
    * was zero3 (precision reads "(not used)" as off). A cell that names schemes only to
    * say them off is none, as "FSDP off" is. */
-  gboolean said_off = FALSE;
-  g_autofree char *t = g_strstrip (blank_negated (text, sharding_keys, &said_off));
+  gboolean fsdp_off = FALSE, other_off = FALSE;
+  g_autofree char *no_fsdp = blank_negated (text, fsdp_keys, &fsdp_off);
+  g_autofree char *t = g_strstrip (blank_negated (no_fsdp, other_sharding_keys, &other_off));
+  gboolean said_off = fsdp_off || other_off;
   g_autofree char *shown = g_strstrip (g_strdup (text));   /* as written, for a skip */
   *hsdp_shard = 0;
   if (cell_unstated (t))
@@ -2613,28 +2652,7 @@ map_sharding (ResPublishedCase *c, const char *text, const char *framework, cons
   int titan_shard = titan_degree (low, "data_parallel_shard_degree", "dp_shard");
   int titan_replicate = titan_degree (low, "data_parallel_replicate_degree", "dp_replicate");
   if (*t == '\0')
-    {
-      /* NeMo's GPT configs set optim.name distributed_fused_adam; --overlap-param-gather,
-       * which the Megatron-Core benchmark notes list, exists only with
-       * --use-distributed-optimizer (added to Megatron-LM in 2022). */
-      /* (on a stack that has the distributed optimizer: "NeMo AutoModel" names NeMo but
-       * runs FSDP2, nemo-automodel's stack, whose default is its own) */
-      if ((names_nemo (framework) || contains_ci (framework, "Megatron-Core")
-           || contains_ci (notes, "overlap-param-gather"))
-          && ((c->stack->offers_sharding >> PLAN_SHARD_ZERO1) & 1))
-        *out = PLAN_SHARD_ZERO1;
-      /* LitGPT's pretraining script shards with FSDPStrategy(sharding_strategy=
-       * "HYBRID_SHARD") on more than one device (litgpt/pretrain.py): hsdp, one server's
-       * group (was the pytorch-fsdp stack's FULL_SHARD, and before that not recognised) */
-      else if (contains_ci (framework, "litgpt") || contains_ci (framework, "lit-gpt"))
-        *out = PLAN_SHARD_HSDP;
-      else
-        /* the stack's documented default (frameworks/presets): megatron-lm-2021 none
-         * (Megatron-LM before the distributed optimizer), megatron-core zero1 (its
-         * benchmark scripts' --use-distributed-optimizer; also for a framework cell that
-         * names no stack, "MCore", or a year from 2023) */
-        *out = (PlanSharding) c->stack->default_sharding;
-    }
+    *out = unstated_sharding (c, framework, notes);
   else if (sharding_negated (t))
     *out = PLAN_SHARD_NONE;
   else if (g_str_equal (t, "1") || g_str_equal (t, "2") || g_str_equal (t, "3"))
@@ -2753,8 +2771,22 @@ map_sharding (ResPublishedCase *c, const char *text, const char *framework, cons
                  "DeepSpeed's zero_optimization.stage defaults to 0, ZeRO off (hint: write "
                  "the stage the run used, 'ZeRO-1', 'ZeRO-2' or 'ZeRO-3', or 'none' to "
                  "predict it unsharded)", shown);
+  else if (fsdp_off && !other_off)
+    {
+      /* FSDP said off and nothing else said ("no FSDP", "FSDP off", "FSDP = 0", "0 (no
+       * FSDP)": NVIDIA's FSDP column): FSDP is off, which says nothing of the distributed
+       * optimizer, so the row reads as an empty cell would where the stack's default is no
+       * FSDP (none, or zero1: the distributed optimizer of nemo / megatron-core, DeepSpeed's
+       * ZeRO-1); where the default is FSDP itself (zero2 / zero3 / hsdp: the FSDP stacks,
+       * meta-llama3's FSDP without reshard, LitGPT's HYBRID_SHARD) it is what was said
+       * off: none. They were all none, where the empty cell beside them was zero1. */
+      PlanSharding d = unstated_sharding (c, framework, notes);
+      *out = d == PLAN_SHARD_ZERO1 ? d : PLAN_SHARD_NONE;
+      if (d == PLAN_SHARD_ZERO1)
+        c->sharding_why = "FSDP said off, not the sharded optimizer: the stack's default";
+    }
   else if (said_off)
-    *out = PLAN_SHARD_NONE;   /* every scheme it names said off: "FSDP (not used)" */
+    *out = PLAN_SHARD_NONE;   /* every scheme it names said off: "ZeRO-3 (not used)" */
   else
     return skip (c, "zero_stage_or_fsdp '%s' not recognised", shown);
   (void) source;

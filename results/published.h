@@ -157,7 +157,13 @@
  * |                           |   ranks: its devices / (tp x cp), skipped where that is 1, a |
  * |                           |   server holding one DP rank); a scheme said off ("FSDP (not |
  * |                           |   used)", "not HSDP") is no scheme: a cell naming only such  |
- * |                           |   -> none; "ZeRO-1" / "distributed optimizer" / "DistOpt" /  |
+ * |                           |   -> none, except FSDP alone said off ("no FSDP", "FSDP off",|
+ * |                           |   "FSDP = 0", "FSDP 0", "0 (no FSDP)"): FSDP off is not the  |
+ * |                           |   distributed optimizer off, so the empty cell's reading     |
+ * |                           |   where that is zero1 (nemo, megatron-core, deepspeed), else |
+ * |                           |   none (a default that is FSDP: pytorch-fsdp, torchtitan,    |
+ * |                           |   LitGPT; or none: megatron-lm-2021); "ZeRO-1" / "distributed|
+ * |                           |   optimizer" / "DistOpt" /                                   |
  * |                           |   NeMo's "distributed_fused_adam" -> zero1; "ZeRO++" ->      |
  * |                           |   zero3 (its                                                 |
  * |                           |   qwZ/hpZ/qgZ compression not modelled); "ZeRO-2", "stage 2",|
@@ -449,6 +455,10 @@ typedef struct {
   const char   *stack_why;          /* static: why the stack is not the one the framework
                                        cell names ("not recognised: the default", ...);
                                        NULL when it is */
+  const char   *sharding_why;       /* static: how the sharding was read where the cell
+                                       alone does not give it (FSDP said off: the stack's
+                                       default; a ZeRO-1 group not modelled); NULL: as the
+                                       cell says */
 
   ModelSpec    *model;              /* NULL when skipped before it was built */
   TopoCluster  *cluster;            /* NULL when skipped before it was found */

@@ -295,6 +295,32 @@ test_sharding (void)
     { "FSDP 16", "PyTorch", 1, PLAN_SHARD_ZERO3 },
     { "distributed optimizer (FSDP 0)", "NeMo Megatron-Bridge 25.11 (Megatron-Core)", 1,
       PLAN_SHARD_ZERO1 },
+    /* FSDP said off is not the distributed optimizer said off: where the stack's default
+     * is no FSDP (zero1 on nemo / megatron-core / deepspeed, none on megatron-lm-2021) the
+     * row reads as the empty cell does (each of these was none beside an empty cell's
+     * zero1); where the default is FSDP (pytorch-fsdp, torchtitan, LitGPT's HYBRID_SHARD)
+     * it is what was said off: none. ZeRO said off, or the distributed optimizer, or DDP
+     * named, stays none. */
+    { "FSDP 0", "NeMo Megatron-Bridge 25.11 (Megatron-Core)", 1, PLAN_SHARD_ZERO1 },
+    { "FSDP = 0", "NeMo Megatron-Bridge 25.11 (Megatron-Core)", 1, PLAN_SHARD_ZERO1 },
+    { "FSDP: 0", "NeMo 24.07", 1, PLAN_SHARD_ZERO1 },
+    { "0 (no FSDP)", "NeMo 24.07", 1, PLAN_SHARD_ZERO1 },
+    { "FSDP off", "NeMo 24.07", 1, PLAN_SHARD_ZERO1 },
+    { "no FSDP", "Megatron-Core r0.8.0", 1, PLAN_SHARD_ZERO1 },
+    { "FSDP (not used)", "Megatron-Core r0.8.0", 1, PLAN_SHARD_ZERO1 },
+    { "no FSDP", "", 1, PLAN_SHARD_ZERO1 },
+    { "no FSDP", "Megatron-DeepSpeed", 1, PLAN_SHARD_ZERO1 },
+    { "no FSDP", "Megatron-LM (2021)", 1, PLAN_SHARD_NONE },
+    { "no FSDP", "torchtitan", 1, PLAN_SHARD_NONE },
+    { "FSDP = 0", "PyTorch FSDP", 1, PLAN_SHARD_NONE },
+    { "no FSDP", "LitGPT", 1, PLAN_SHARD_NONE },
+    { "no FSDP", "Meta internal (4D parallel, NCCLX)", 1, PLAN_SHARD_NONE },
+    { "no FSDP, no distributed optimizer", "NeMo 24.07", 1, PLAN_SHARD_NONE },
+    { "FSDP 0, use_distributed_optimizer=False", "NeMo 24.07", 1, PLAN_SHARD_NONE },
+    { "no FSDP (DDP)", "Megatron-Core r0.8.0", 1, PLAN_SHARD_NONE },
+    { "no ZeRO", "NeMo 24.07", 1, PLAN_SHARD_NONE },
+    { "ZeRO-0", "Megatron-Core r0.8.0", 1, PLAN_SHARD_NONE },
+    { "ZeRO 0", "NeMo 24.07", 1, PLAN_SHARD_NONE },
     /* a scheme said not used is no scheme of the row, as precision reads "FP8 (not used)":
      * "FSDP (not used)" names FSDP only to say it was off, none (it was zero3); a scheme
      * said off beside one used is the one used */
@@ -1357,6 +1383,29 @@ assert_explains (const char *explain, const char *want)
 {
   if (strstr (explain, want) == NULL)
     g_error ("explain lacks '%s':\n%s", want, explain);
+}
+
+/* The explain line says where the sharding is not the cell's own reading: FSDP said off
+ * on NeMo reads as the stack's default, the distributed optimizer, and says so; the empty
+ * cell's zero1 and a stated one say nothing more. 16 GPUs, tp 1 pp 1. */
+static void
+test_sharding_explain (void)
+{
+  static const struct { const char *cell, *line; } rows[] = {
+    { "FSDP 0", "-> zero1 (FSDP said off, not the sharded optimizer: the stack's default)\n" },
+    { "", "-> zero1\n" },
+    { "distributed optimizer (FSDP 0)", "-> zero1\n" },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (rows); i++)
+    {
+      g_autofree char *text = g_strdup_printf (
+        "row_id,model,gpu_type,n_gpus,n_layers,hidden,n_heads,vocab,seq_len,tp,pp,"
+        "zero_stage_or_fsdp,framework,global_batch,step_time_s\n"
+        "1,GPT,H100-SXM-80GB,16,16,1024,16,16384,1024,1,1,\"%s\",NeMo 24.07,64,1.0\n",
+        rows[i].cell);
+      g_autofree char *e = explain_one (text);
+      assert_explains (e, rows[i].line);
+    }
 }
 
 /* --explain of a row whose plan did not resolve prints the derived counts only where
@@ -3271,6 +3320,7 @@ main (int argc, char **argv)
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/results/mapping/gpu-types", test_gpu_types);
   g_test_add_func ("/results/mapping/sharding", test_sharding);
+  g_test_add_func ("/results/mapping/sharding-explain", test_sharding_explain);
   g_test_add_func ("/results/mapping/recompute", test_recompute);
   g_test_add_func ("/results/mapping/pytorch-fsdp-compile", test_pytorch_fsdp_compile);
   g_test_add_func ("/results/mapping/unstated-degrees", test_unstated_degrees);
