@@ -2377,7 +2377,10 @@ hsdp_in_words (const char *t)
  *  FSDP semantics  -> zero3 from a stack that keeps parameters unsharded after the
  *                     forward, or under PP when the stack does not reshard between
  *                     micro-batches (torchtitan's FSDP2): zero2 (one gather per step),
- *                     unless the cell says "reshard_after_forward true" (zero3);
+ *                     unless the cell says "reshard_after_forward true" (zero3); full
+ *                     sharding named as the mode ("FSDP2 (full shard)", "FULL_SHARD",
+ *                     "ZeRO-3") is zero3 over a stack's default (nemo-automodel's False),
+ *                     though not under PP on a stack that keeps parameters there;
  *  FSDP2's reshard_after_forward stated ("=False", ": true", " false") -> zero2 / zero3
  *                     whatever the stack's default, and alone it names FSDP2;
  *  torchtitan degrees -> "dp_shard=N" / "data_parallel_shard_degree N" with
@@ -2551,6 +2554,17 @@ reshard_after_forward_in (const char *text)
   return -1;
 }
 
+/* Full sharding named as FSDP's mode, or as ZeRO-3: "full shard", "FULL_SHARD",
+ * "full-shard", "ZeRO-3", "ZeRO3", "ZeRO stage 3" (zero_stage_in). Not FSDP's own name
+ * ("Fully Sharded Data Parallel", FSDP2's "fully_shard"), which names no mode. */
+static gboolean
+full_shard_named (const char *t)
+{
+  static const char *const mode[] = { "full shard", "full_shard", "full-shard", "zero-3",
+                                      "zero3", NULL };
+  return contains_any_ci (t, mode) || zero_stage_in (t) == 3;
+}
+
 /* Fully sharded data parallelism as the stack runs it: zero3, or zero2 (one gather per
  * step) from a stack that keeps parameters unsharded after the forward, or under PP when
  * the stack does not reshard between micro-batches (torchtitan's FSDP2); the row's own
@@ -2566,7 +2580,16 @@ fsdp_semantics (ResPublishedCase *c, const char *t, int pp)
     return PLAN_SHARD_ZERO3;
   if (reshard == 0)
     return PLAN_SHARD_ZERO2;
-  if (!c->stack->fsdp_reshard_after_forward || (pp > 1 && !c->stack->fsdp_reshard_under_pp))
+  if (pp > 1 && !c->stack->fsdp_reshard_under_pp)
+    return PLAN_SHARD_ZERO2;
+  /* full sharding named as the mode ("FSDP2 (full shard)", "FULL_SHARD", "ZeRO-3") is
+   * reshard_after_forward=True (FSDP2's fully_shard docs: True is FULL_SHARD, False
+   * SHARD_GRAD_OP): it wins over a stack's default of False as a stated True does
+   * (nemo-automodel read all three as zero2), though not over a pipeline that keeps the
+   * parameters between micro-batches (above: torchtitan's FSDP2 under PP) */
+  if (full_shard_named (t))
+    return PLAN_SHARD_ZERO3;
+  if (!c->stack->fsdp_reshard_after_forward)
     return PLAN_SHARD_ZERO2;
   return PLAN_SHARD_ZERO3;
 }

@@ -176,9 +176,11 @@
  * |                           |   (shard 1); offloading ("ZeRO-                              |
  * |                           |   Offload", "ZeRO-Infinity") -> skipped;                     |
  * |                           |   "ZeRO-3", "FSDP", "full shard", "fully sharded" -> zero3,  |
- * |                           |   or zero2 where                                             |
- * |                           |   the stack keeps parameters after the forward (torchtitan   |
- * |                           |   under PP); "reshard_after_forward" True / False in any     |
+ * |                           |   or zero2 where the stack keeps parameters after the forward|
+ * |                           |   (nemo-automodel, unless the cell names full sharding as the|
+ * |                           |   mode: "full shard", "FULL_SHARD", "ZeRO-3" -> zero3) or    |
+ * |                           |   under PP (torchtitan, also with the mode named);           |
+ * |                           |   "reshard_after_forward" True / False in any                |
  * |                           |   spelling -> zero3 / zero2 (alone it names FSDP2); "none" / |
  * |                           |   "DDP" / plain DP ("data parallel",                         |
  * |                           |   "DP only", "DistributedDataParallel", "replicated") ->     |

@@ -376,6 +376,14 @@ test_sharding (void)
     { "FSDP2 (full shard)", "torchtitan", 1, PLAN_SHARD_ZERO3 },
     /* torchtitan's FSDP2 keeps parameters unsharded across micro-batches under PP */
     { "FSDP2 (full shard)", "torchtitan", 2, PLAN_SHARD_ZERO2 },
+    /* ... also with full sharding named as the mode (which wins over a stack's default of
+     * no reshard, nemo-automodel's: test_automodel_stack); Meta's stack, which does not
+     * reshard after the forward, reads FULL_SHARD as said (it was zero2) and FSDP by its
+     * name as its own default */
+    { "FULL_SHARD", "torchtitan", 2, PLAN_SHARD_ZERO2 },
+    { "ZeRO-3", "torchtitan", 2, PLAN_SHARD_ZERO2 },
+    { "FSDP FULL_SHARD", "Meta internal (4D parallel, NCCLX)", 1, PLAN_SHARD_ZERO3 },
+    { "FSDP", "Meta internal (4D parallel, NCCLX)", 1, PLAN_SHARD_ZERO2 },
     /* a stack that reshards under PP keeps zero3 there (Megatron-FSDP's
      * optim_grads_params; Composer/llm-foundry has no pipeline: test-published.c
      * test_published_offered) */
@@ -3129,18 +3137,45 @@ test_tp_overlap_off_note (void)
 /* NeMo AutoModel is NeMo's PyTorch backend (FSDP2 over Hugging Face model code with TE
  * kernels; its performance summary: "NeMo Pytorch backend - i.e. NeMo Automodel"): the
  * nemo-automodel stack, not NeMo on Megatron-Core, which a plain "NeMo" names. Its MoE
- * parallelizer defaults reshard_after_forward to False, so an FSDP cell reads as zero2
- * (parameters gathered once for forward and backward); a cell that says
- * "reshard_after_forward true" (a config that sets it) reads as zero3, on any stack. */
+ * parallelizer defaults reshard_after_forward to False, so an FSDP cell that names no mode
+ * reads as zero2 (parameters gathered once for forward and backward); a cell that says
+ * "reshard_after_forward true" (a config that sets it) reads as zero3, on any stack, and
+ * so does full sharding named as the mode ("full shard", "FULL_SHARD", "ZeRO-3": FSDP2's
+ * reshard_after_forward=True), which read as zero2 by the stack's default. */
 static void
 test_automodel_stack (void)
 {
-  g_autoptr (ResPublishedCase) am = row ("H100-SXM-80GB", 8, 1, "FSDP2 (full shard; FSDP 8)",
+  g_autoptr (ResPublishedCase) am = row ("H100-SXM-80GB", 8, 1, "FSDP2 (FSDP 8)",
                                          "NeMo AutoModel (PyTorch FSDP2 + Transformer Engine "
                                          "+ DeepEP)", "bf16");
   g_assert_true (am->ready);
   g_assert_cmpstr (am->stack->name, ==, "nemo-automodel");
   g_assert_cmpint (am->plan.sharding, ==, PLAN_SHARD_ZERO2);
+  static const struct { const char *text; PlanSharding want; } modes[] = {
+    { "FSDP2 (full shard; FSDP 8)", PLAN_SHARD_ZERO3 },
+    { "FSDP2 (full shard)", PLAN_SHARD_ZERO3 },
+    { "FULL_SHARD", PLAN_SHARD_ZERO3 },
+    { "FSDP FULL_SHARD (ZeRO-3)", PLAN_SHARD_ZERO3 },
+    { "ZeRO-3", PLAN_SHARD_ZERO3 },
+    { "ZeRO stage 3", PLAN_SHARD_ZERO3 },
+    { "full-shard FSDP2", PLAN_SHARD_ZERO3 },
+    /* FSDP by its name only: the stack's default */
+    { "FSDP2", PLAN_SHARD_ZERO2 },
+    { "fully_shard", PLAN_SHARD_ZERO2 },
+    { "FSDP2 (fully_shard)", PLAN_SHARD_ZERO2 },
+    /* the stated argument wins over the named mode */
+    { "FSDP2 (full shard, reshard_after_forward=False)", PLAN_SHARD_ZERO2 },
+    /* SHARD_GRAD_OP is zero2 whatever the stack */
+    { "SHARD_GRAD_OP", PLAN_SHARD_ZERO2 },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (modes); i++)
+    {
+      g_autoptr (ResPublishedCase) c = row ("H100-SXM-80GB", 8, 1, modes[i].text,
+                                            "NeMo AutoModel", "bf16");
+      if (!c->ready || c->plan.sharding != modes[i].want)
+        g_error ("'%s' on NeMo AutoModel: sharding %d, expected %d (%s)", modes[i].text,
+                 c->plan.sharding, modes[i].want, c->skip_reason ? c->skip_reason : "");
+    }
   g_autoptr (ResPublishedCase) am3 = row ("H100-SXM-80GB", 8, 1,
                                           "FSDP2 (full shard, reshard_after_forward true)",
                                           "NeMo AutoModel", "bf16");
