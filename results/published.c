@@ -2322,6 +2322,39 @@ hsdp_in_words (const char *t)
   return MAX (n, 0);
 }
 
+/* A sharding group stated as a number of GPUs: "parameters sharded across 128 GPUs",
+ * "sharded over 64 devices", "partitioned across 16 ranks", "within the 8 GPUs of a node"
+ * (after "sharded" / "shards" / "partitioned" + "across" / "over" / "among", or after
+ * "within", an optional "the", the number, then "GPU" / "device" / "rank"): N; 0 when
+ * none. "across all 128 GPUs" says the whole group, no sub-group: 0. */
+static int
+shard_gpus_in (const char *t)
+{
+  static const char *const keys[] = { "sharded across ", "sharded over ", "sharded among ",
+                                      "shards across ", "shards over ", "shard across ",
+                                      "partitioned across ", "partitioned over ", "within ",
+                                      NULL };
+  static const char *const units[] = { "gpu", "device", "rank", NULL };
+  g_autofree char *low = g_ascii_strdown (t, -1);
+  for (guint i = 0; keys[i] != NULL; i++)
+    for (const char *p = strstr (low, keys[i]); p != NULL; p = strstr (p + 1, keys[i]))
+      {
+        const char *q = p + strlen (keys[i]);
+        if (g_str_has_prefix (q, "the "))
+          q += 4;
+        if (!g_ascii_isdigit (*q))
+          continue;
+        char *end = NULL;
+        gint64 n = g_ascii_strtoll (q, &end, 10);
+        while (*end == ' ' || *end == '-')
+          end++;
+        for (guint u = 0; units[u] != NULL; u++)
+          if (g_str_has_prefix (end, units[u]) && n > 0)
+            return (int) MIN (n, G_MAXINT);
+      }
+  return 0;
+}
+
 /* Rules, first that applies (every one has its examples in tests/results/test-mapping.c):
  *  empty, or a cell that says it is not stated ("not stated", "unknown", "n/a", "N.A.",
  *  "-", a dash)    -> NeMo / Megatron-Core / "--overlap-param-gather" in notes: zero1 (the
@@ -2352,7 +2385,14 @@ hsdp_in_words (const char *t)
  *                     innermost devices), skipped where that is 1 (tp 8 on 8 GPUs);
  *                     also said in words (hsdp_in_words): sharded within a node or an
  *                     "N-GPU shard group", replicated / DDP across nodes: group N, or one
- *                     server's as above;
+ *                     server's as above; a group of GPUs after "sharded across" / "over" /
+ *                     "within" ("MiCS: parameters sharded across 128 GPUs", where no
+ *                     group is named as the shard): N / (tp x cp) ranks, skipped where
+ *                     that splits a rank;
+ *  ZeRO-3 groups   -> parameters sharded (ZeRO-3, "stage 3", FSDP, "full shard") over a
+ *                     stated group of GPUs ("ZeRO stage 3, parameters sharded across 128
+ *                     GPUs, 4 copies"): hsdp with that group as above ("across all 512
+ *                     GPUs" is no group: the rules below);
  *  MaxText mesh    -> "fsdp=8, dcn=16", "ici_fsdp 256 x dcn_data 4": hsdp, shard group the
  *                     fsdp size, when the dcn count is above 1 (else the FSDP rule below);
  *  ZeRO++          -> "ZeRO++", "zeropp": zero3. DeepSpeed ZeRO++ is ZeRO-3 with int8
@@ -2387,6 +2427,12 @@ hsdp_in_words (const char *t)
  *                     "dp_replicate=R" / "data_parallel_replicate_degree R" (shard
  *                     unstated: -1, its default, the ranks left): R > 1 and shard != 1
  *                     hsdp (group N, or dp / R), shard != 1 FSDP as above, shard 1 none;
+ *  torch's "ZeroRedundancyOptimizer" -> zero1 (optimizer states sharded over DP; its
+ *                     DDP all-reduce and parameter broadcasts read as the distributed
+ *                     optimizer's traffic, the explain line says so);
+ *  a ZeRO-1/2 group -> "zero1=8 (within the 8 GPUs of a node)", "zero1=8" (ranks): zero1 /
+ *                     zero2 over all of DP, as no plan has a sub-group for them; the
+ *                     explain line says so where the group is not DP;
  *  the distributed optimizer said off ("no distributed optimizer", "distributed
  *                     optimizer: off", "use_distributed_optimizer=False") -> none;
  *  "none", "DDP", plain DP ("DistributedDataParallel", "data parallel", "DP", "DP only",
@@ -2554,6 +2600,25 @@ reshard_after_forward_in (const char *text)
   return -1;
 }
 
+/* Parameters sharded as ZeRO-3 / FSDP do: "ZeRO-3", "ZeRO stage 3",
+ * "zero_optimization.stage=3", "FSDP", "full shard", "fully sharded" */
+static gboolean
+params_sharded_named (const char *t)
+{
+  static const char *const keys[] = { "zero-3", "zero3", "stage 3", "fsdp", "full shard",
+                                      "full_shard", "fully shard", "fully_shard", NULL };
+  return contains_any_ci (t, keys) || zero_stage_in (t) == 3 || zero_config_stage (t) == 3;
+}
+
+/* torch.distributed.optim.ZeroRedundancyOptimizer (the class name, one word): optimizer
+ * states sharded over its process group, the data-parallel one by default (PyTorch docs:
+ * "shards optimizer states across distributed data-parallel processes") */
+static gboolean
+names_zero_redundancy_optimizer (const char *t)
+{
+  return contains_ci (t, "zeroredundancyoptimizer");
+}
+
 /* Full sharding named as FSDP's mode, or as ZeRO-3: "full shard", "FULL_SHARD",
  * "full-shard", "ZeRO-3", "ZeRO3", "ZeRO stage 3" (zero_stage_in). Not FSDP's own name
  * ("Fully Sharded Data Parallel", FSDP2's "fully_shard"), which names no mode. */
@@ -2658,7 +2723,7 @@ unstated_sharding (const ResPublishedCase *c, const char *framework, const char 
 
 static gboolean
 map_sharding (ResPublishedCase *c, const char *text, const char *framework, const char *notes,
-              const char *source, int pp, PlanSharding *out, int *hsdp_shard)
+              const char *source, int pp, PlanSharding *out, int *hsdp_shard, int *group_gpus)
 {
   /* a scheme named only to say it was not used is no scheme of the row: "FSDP (not used)"
    * was zero3 (precision reads "(not used)" as off). A cell that names schemes only to
@@ -2669,6 +2734,7 @@ map_sharding (ResPublishedCase *c, const char *text, const char *framework, cons
   gboolean said_off = fsdp_off || other_off;
   g_autofree char *shown = g_strstrip (g_strdup (text));   /* as written, for a skip */
   *hsdp_shard = 0;
+  *group_gpus = 0;
   if (cell_unstated (t))
     *t = '\0';
   g_autofree char *low = g_ascii_strdown (t, -1);
@@ -2712,8 +2778,11 @@ map_sharding (ResPublishedCase *c, const char *text, const char *framework, cons
       for (char *z = strstr (no_z2, "ZERO2"); z != NULL; z = strstr (z, "ZERO2"))
         memset (z, '_', 5);
       /* -R: R replicas, the caller divides; 0 (none stated, "mics_shard_size=8" read as a
-       * shard): one server, the caller's */
+       * shard): a group of GPUs the text states ("MiCS: parameters sharded across 128
+       * GPUs", which took one server's 8), else one server, the caller's */
       *hsdp_shard = hsdp_shard_size_in (no_z2);
+      if (*hsdp_shard == 0)
+        *group_gpus = shard_gpus_in (no_z2);
     }
   else if (hsdp_in_words (t) >= 0)
     {
@@ -2732,6 +2801,16 @@ map_sharding (ResPublishedCase *c, const char *text, const char *framework, cons
                  "NVMe memory is not modelled", shown);
   else if (contains_ci (t, "ZeRO++") || contains_ci (t, "zeropp"))
     *out = PLAN_SHARD_ZERO3;   /* qwZ / hpZ / qgZ not modelled: ZeRO-3's traffic */
+  else if (params_sharded_named (t) && shard_gpus_in (t) > 0)
+    {
+      /* parameters sharded over a stated group of GPUs and replicated across the groups
+       * ("ZeRO stage 3, parameters sharded across 128 GPUs, 4 copies" on 512 GPUs, the
+       * MiCS paper's setting) is hybrid sharding with that group: it read as zero3 over all
+       * 512. The caller turns GPUs into data-parallel ranks; a group of all of them is
+       * zero3 */
+      *out = PLAN_SHARD_HSDP;
+      *group_gpus = shard_gpus_in (t);
+    }
   else if (zero_config_stage (t) >= 1 && zero_stage_in (t) < 0)
     *out = (PlanSharding) (PLAN_SHARD_ZERO1 + (zero_config_stage (t) - 1));
   else if (megatron_fsdp_strategy (t) >= 0)
@@ -2769,6 +2848,17 @@ map_sharding (ResPublishedCase *c, const char *text, const char *framework, cons
            || contains_ci (t, "dist optimizer") || contains_ci (t, "distopt")
            || contains_ci (t, "dist-opt") || contains_ci (t, "dist_opt"))
     *out = PLAN_SHARD_ZERO1;
+  else if (names_zero_redundancy_optimizer (t))
+    {
+      /* torch's ZeroRedundancyOptimizer shards the optimizer states over the data-parallel
+       * group (ZeRO-1; it was not recognised); its gradients are DDP's all-reduce and its
+       * updated shards are broadcast, where the distributed optimizer that zero1 models
+       * reduce-scatters and all-gathers: one reduce-scatter of traffic fewer */
+      *out = PLAN_SHARD_ZERO1;
+      c->sharding_why = "torch ZeroRedundancyOptimizer: its DDP all-reduce and parameter "
+                        "broadcasts read as the distributed optimizer's reduce-scatter and "
+                        "all-gather";
+    }
   else if (contains_ci (t, "ZeRO-2") || contains_ci (t, "ZeRO2") || contains_ci (t, "stage 2")
            || zero_stage_in (t) == 2
            || contains_ci (t, "shards optimizer+grads") || contains_ci (t, "SHARD_GRAD_OP"))
@@ -2812,6 +2902,17 @@ map_sharding (ResPublishedCase *c, const char *text, const char *framework, cons
     *out = PLAN_SHARD_NONE;   /* every scheme it names said off: "ZeRO-3 (not used)" */
   else
     return skip (c, "zero_stage_or_fsdp '%s' not recognised", shown);
+  /* ZeRO-1 / ZeRO-2 over a stated group ("zero1=8 (within the 8 GPUs of a node)", in GPUs;
+   * "zero1=8", in data-parallel ranks): the caller says where that is not the whole
+   * data-parallel group, which is what zero1 / zero2 shard over (no plan has a sub-group
+   * for them) */
+  if (*out == PLAN_SHARD_ZERO1 || *out == PLAN_SHARD_ZERO2)
+    {
+      *group_gpus = shard_gpus_in (t);
+      static const char *const keys[] = { "zero1=", "zero-1=", "zero2=", "zero-2=" };
+      for (guint i = 0; i < G_N_ELEMENTS (keys) && *group_gpus == 0 && *hsdp_shard == 0; i++)
+        *hsdp_shard = number_after (low, keys[i]);
+    }
   (void) source;
   return TRUE;
 }
@@ -4163,11 +4264,31 @@ map_plan (ResPublishedCase *c, const ResCsv *csv, guint row, gint64 global_batch
    * engine (Megatron-DeepSpeed, GPT-NeoX). The stack is the one the framework text names
    * (fw_stack_preset_for_text: "Megatron-LM" without "Core" or a year from 2023). */
 
-  int hsdp_shard = 0;
+  int hsdp_shard = 0, group_gpus = 0;
   if (!map_sharding (c, get (csv, row, "zero_stage_or_fsdp"), get (csv, row, "framework"),
                      get (csv, row, "notes"), get (csv, row, "source"), (int) pp,
-                     &p->sharding, &hsdp_shard))
+                     &p->sharding, &hsdp_shard, &group_gpus))
     return FALSE;
+  /* A group stated in GPUs ("sharded across 128 GPUs") counts data-parallel ranks of tp x
+   * cp GPUs each (TP and CP take the innermost devices) */
+  if (group_gpus > 0 && p->sharding == PLAN_SHARD_HSDP)
+    {
+      g_autofree char *zs = g_strstrip (g_strdup (get (csv, row, "zero_stage_or_fsdp")));
+      if (group_gpus % (tp * cp) != 0)
+        return skip (c, "zero_stage_or_fsdp '%s': a shard group of %d GPUs does not hold "
+                     "whole data-parallel ranks of tp %" G_GINT64_FORMAT " x cp %"
+                     G_GINT64_FORMAT " GPUs", zs, group_gpus, tp, cp);
+      hsdp_shard = (int) (group_gpus / (tp * cp));
+    }
+  /* ZeRO-1 / ZeRO-2 over a group the cell states that is not the data-parallel group:
+   * no plan shards them over a sub-group, so the row is read over all of DP, saying so */
+  if ((p->sharding == PLAN_SHARD_ZERO1 || p->sharding == PLAN_SHARD_ZERO2)
+      && ((group_gpus > 0 && group_gpus != dp * tp * cp) || (hsdp_shard > 0 && hsdp_shard != dp)))
+    c->sharding_why = p->sharding == PLAN_SHARD_ZERO1
+                        ? "its stated group is not the data-parallel group: ZeRO-1 over a "
+                          "sub-group is not modelled, read over all of DP"
+                        : "its stated group is not the data-parallel group: ZeRO-2 over a "
+                          "sub-group is not modelled, read over all of DP";
   if (p->sharding == PLAN_SHARD_HSDP)
     {
       g_autofree char *zs = g_strstrip (g_strdup (get (csv, row, "zero_stage_or_fsdp")));

@@ -155,7 +155,15 @@
  * |                           |   R), "HSDP 16x4"; one that does not divide dp -> skipped; a |
  * |                           |   group of 1 -> none, of dp -> zero3; else one server's DP   |
  * |                           |   ranks: its devices / (tp x cp), skipped where that is 1, a |
- * |                           |   server holding one DP rank); a scheme said off ("FSDP (not |
+ * |                           |   server holding one DP rank; a group of GPUs after "sharded |
+ * |                           |   across" / "over" / "within", "MiCS: parameters sharded     |
+ * |                           |   across 128 GPUs": N / (tp x cp) ranks); ZeRO-3 / FSDP over |
+ * |                           |   a stated group of GPUs ("ZeRO stage 3, parameters sharded  |
+ * |                           |   across 128 GPUs, 4 copies") -> hsdp of that group; torch's |
+ * |                           |   "ZeroRedundancyOptimizer" -> zero1; ZeRO-1 / ZeRO-2 over a |
+ * |                           |   sub-group ("zero1=8 (within the 8 GPUs of a node)") ->     |
+ * |                           |   zero1 / zero2 over all of DP, the explain line saying so; a|
+ * |                           |   scheme said off ("FSDP (not                                |
  * |                           |   used)", "not HSDP") is no scheme: a cell naming only such  |
  * |                           |   -> none, except FSDP alone said off ("no FSDP", "FSDP off",|
  * |                           |   "FSDP = 0", "FSDP 0", "0 (no FSDP)"): FSDP off is not the  |

@@ -640,6 +640,77 @@ test_sharding (void)
                  hd[i].tp, h->plan.sharding, h->plan.hsdp_shard_size, hd[i].group,
                  h->skip_reason ? h->skip_reason : "");
     }
+  /* A shard group stated in GPUs ("parameters sharded across 128 GPUs"): ZeRO-3, FSDP or
+   * MiCS over it is hybrid sharding with groups of that many GPUs, N / (tp x cp)
+   * data-parallel ranks (the ZeRO-3 cell was zero3 over all 512; MiCS took one server's
+   * 8). A group of all of DP ("across all 64 GPUs", or 64 of 64) is zero3; one that does
+   * not divide dp, or splits a rank's tp x cp GPUs, is skipped, saying so. */
+  static const struct { const char *text; int gpus, tp; PlanSharding want; int group;
+                        const char *why; } sg[] = {
+    { "ZeRO stage 3, parameters sharded across 128 GPUs, 4 copies", 512, 1, PLAN_SHARD_HSDP,
+      128, NULL },
+    { "MiCS: parameters sharded across 128 GPUs", 512, 1, PLAN_SHARD_HSDP, 128, NULL },
+    { "MiCS: parameters sharded across 128 GPUs", 512, 2, PLAN_SHARD_HSDP, 64, NULL },
+    { "ZeRO-3, parameters sharded over 16 GPUs", 64, 1, PLAN_SHARD_HSDP, 16, NULL },
+    { "zero_optimization.stage=3, partitioned across 32 ranks", 64, 1, PLAN_SHARD_HSDP, 32,
+      NULL },
+    { "MiCS, sharded across 8 GPUs", 64, 4, PLAN_SHARD_HSDP, 2, NULL },
+    { "FSDP, sharded across all 64 GPUs", 64, 1, PLAN_SHARD_ZERO3, 0, NULL },
+    { "ZeRO-3 sharded across 64 GPUs", 64, 1, PLAN_SHARD_ZERO3, 64, NULL },
+    { "MiCS, sharded across 12 GPUs", 64, 1, 0, 0, "shard group 12 does not divide dp 64" },
+    { "MiCS, sharded across 6 GPUs", 64, 4, 0, 0,
+      "a shard group of 6 GPUs does not hold whole data-parallel ranks of tp 4 x cp 1 GPUs" },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (sg); i++)
+    {
+      g_autofree char *text = g_strdup_printf (
+        "row_id,model,gpu_type,n_gpus,n_layers,hidden,n_heads,vocab,seq_len,tp,pp,"
+        "zero_stage_or_fsdp,framework,global_batch,step_time_s\n"
+        "1,GPT,H100-SXM-80GB,%d,16,1024,16,16384,1024,%d,1,\"%s\",DeepSpeed,%d,1.0\n",
+        sg[i].gpus, sg[i].tp, sg[i].text, sg[i].gpus * 4);
+      g_autoptr (ResPublishedCase) h = case_of (text);
+      if (sg[i].why != NULL
+          ? (h->ready || h->skip_reason == NULL || strstr (h->skip_reason, sg[i].why) == NULL)
+          : (!h->ready || h->plan.sharding != sg[i].want
+             || h->plan.hsdp_shard_size != sg[i].group))
+        g_error ("'%s' on %d GPUs at tp %d: ready %d, sharding %d, group %d (%s)", sg[i].text,
+                 sg[i].gpus, sg[i].tp, h->ready, h->plan.sharding, h->plan.hsdp_shard_size,
+                 h->skip_reason ? h->skip_reason : "");
+    }
+  /* torch's ZeroRedundancyOptimizer shards the optimizer states over DP: zero1 (it was not
+   * recognised), the explain line saying its DDP all-reduce reads as the distributed
+   * optimizer's traffic; "Zero Redundancy Optimizer" in words is ZeRO's name, no stage.
+   * ZeRO-1 / ZeRO-2 over a stated sub-group (no plan has one) stay zero1 / zero2 over all
+   * of DP, and the explain line says so; a group that is all of DP says nothing. 64 GPUs,
+   * tp 1: dp 64. */
+  static const struct { const char *text, *framework; PlanSharding want; const char *why; } zg[] = {
+    { "torch ZeroRedundancyOptimizer", "PyTorch", PLAN_SHARD_ZERO1, "ZeroRedundancyOptimizer" },
+    { "DDP + ZeroRedundancyOptimizer", "PyTorch", PLAN_SHARD_ZERO1, "ZeroRedundancyOptimizer" },
+    { "zero1=8 (within the 8 GPUs of a node)", "DeepSpeed", PLAN_SHARD_ZERO1,
+      "ZeRO-1 over a sub-group is not modelled, read over all of DP" },
+    { "zero1=8", "DeepSpeed", PLAN_SHARD_ZERO1,
+      "ZeRO-1 over a sub-group is not modelled, read over all of DP" },
+    { "ZeRO-2, sharded within the 8 GPUs of a node", "DeepSpeed", PLAN_SHARD_ZERO2,
+      "ZeRO-2 over a sub-group is not modelled, read over all of DP" },
+    { "zero1=64", "DeepSpeed", PLAN_SHARD_ZERO1, NULL },
+    { "ZeRO-1, optimizer states sharded across 64 GPUs", "DeepSpeed", PLAN_SHARD_ZERO1, NULL },
+    { "ZeRO-1", "DeepSpeed", PLAN_SHARD_ZERO1, NULL },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (zg); i++)
+    {
+      g_autoptr (ResPublishedCase) z = row ("H100-SXM-80GB", 64, 1, zg[i].text, zg[i].framework,
+                                            "bf16");
+      if (!z->ready || z->plan.sharding != zg[i].want
+          || (zg[i].why == NULL) != (z->sharding_why == NULL)
+          || (zg[i].why != NULL && strstr (z->sharding_why, zg[i].why) == NULL))
+        g_error ("'%s': ready %d, sharding %d, why '%s' (%s)", zg[i].text, z->ready,
+                 z->plan.sharding, z->sharding_why ? z->sharding_why : "",
+                 z->skip_reason ? z->skip_reason : "");
+    }
+  g_autoptr (ResPublishedCase) zro = row ("H100-SXM-80GB", 8, 1, "Zero Redundancy Optimizer",
+                                          "PyTorch", "bf16");
+  g_assert_false (zro->ready);
+  g_assert_nonnull (strstr (zro->skip_reason, "names no ZeRO stage"));
   /* A stated group or replica count that does not divide dp (64 GPUs at tp 1: dp 64) is
    * skipped, naming it: "HSDP shard 3" and "HSDP 256" were zero3 over all 64 ranks, the
    * stated group dropped without a word. A stated group of 1 shards nothing: none, as
