@@ -1005,6 +1005,31 @@ names_year_from_2023 (const char *t)
   return FALSE;
 }
 
+/* A version numbered by year and month from 2023 on ("Megatron-LM v23.08", "Megatron-LM
+ * 24.01": NVIDIA's YY.MM numbering, as its NGC containers have; Megatron-LM's releases
+ * before Megatron-Core were v1.x-v3.0.x), read as a year from 2023 is; not inside a longer
+ * number ("2205.05198", "1.23.08"), and the month 01-12. A "22.xx" is of 2022, as a year
+ * 2022 is. */
+static gboolean
+names_release_from_2023 (const char *t)
+{
+  for (const char *p = t; *p != '\0'; p++)
+    {
+      const char *q = p;
+      if ((*q == 'v' || *q == 'V') && (q == t || !g_ascii_isalnum (q[-1])))
+        q++;
+      else if (q != t && (g_ascii_isalnum (q[-1]) || q[-1] == '.'))
+        continue;
+      if (!(g_ascii_isdigit (q[0]) && g_ascii_isdigit (q[1]) && q[2] == '.'
+            && g_ascii_isdigit (q[3]) && g_ascii_isdigit (q[4]) && !g_ascii_isdigit (q[5])))
+        continue;
+      int year = (q[0] - '0') * 10 + (q[1] - '0'), month = (q[3] - '0') * 10 + (q[4] - '0');
+      if (year >= 23 && month >= 1 && month <= 12)
+        return TRUE;
+    }
+  return FALSE;
+}
+
 /* Whether `word` stands as a word of its own in the lower-case `t` (no letter or digit
  * before it, no letter after it; a version may follow, "NeMo2"): "meta" in "Meta
  * internal", not in "metaseq"; "nemo" in "NeMo 24.07", not in "Nemotron" */
@@ -1021,11 +1046,18 @@ has_word (const char *t, const char *word)
 /* First match wins, so the more specific names come first: "NeMo ... (Megatron-Core)" is
  * NeMo, "Megatron-DeepSpeed" is DeepSpeed's fork of Megatron-LM (its pipeline engine and
  * ZeRO optimizer, no sequence parallelism before 2023), "GPT-NeoX" runs on DeepSpeed.
- * "Megatron-LM" without "Core" and without a year from 2023 on is Megatron-LM before
- * Megatron-Core (2019-2022: "Megatron-LM (2021)", "Megatron-LM (2022)", "Megatron-LM
- * PTD", a bare "Megatron-LM"): megatron-lm-2021. Megatron-LM's own releases name their
- * core from 2023 (core_r0.x, "Megatron-Core (Megatron-LM main)"), and a row that means the
- * Core-based Megatron-LM of 2023 or later says so by "Core" or its year: megatron-core. */
+ * "Megatron-LM" without "Core" and without a year or a YY.MM release from 2023 on is
+ * Megatron-LM before Megatron-Core (2019-2022: "Megatron-LM (2021)", "Megatron-LM (2022)",
+ * "Megatron-LM PTD", a bare "Megatron-LM", "NVIDIA Megatron-LM"): megatron-lm-2021, the
+ * code of Narayanan et al. SC'21 (arXiv 2104.04473) and Korthikanti et al. 2022 (arXiv
+ * 2205.05198), Megatron-LM v2.x-v3.0 (frameworks/presets/megatron-lm-2021.json). Its DP is
+ * the local DDP: the distributed optimizer (megatron/optimizer/distrib_optimizer.py,
+ * --use-distributed-optimizer, docs/distrib_optimizer.md) came late in 2022 and is the
+ * Megatron-Core era's, so a bare Megatron-LM row that names it is read on megatron-core
+ * (res_published_case_new: the framework cell alone does not say it). Megatron-LM's own
+ * releases name their core from 2023 (core_r0.x branches, "Megatron-Core (Megatron-LM
+ * main)"), and a row that means the Core-based Megatron-LM of 2023 or later says so by
+ * "Core", its year or a YY.MM version from 23 ("v23.08"): megatron-core. */
 static const struct {
   const char *needle;
   const char *preset;
@@ -1126,7 +1158,8 @@ fw_stack_preset_for_text (const char *text)
   for (guint i = 0; i < G_N_ELEMENTS (text_rows); i++)
     if (strstr (t, text_rows[i].needle) != NULL
         && !(three_d && g_strcmp0 (text_rows[i].preset, "pytorch-fsdp") == 0)
-        && !(text_rows[i].pre_core && (strstr (t, "core") != NULL || names_year_from_2023 (t)))
+        && !(text_rows[i].pre_core && (strstr (t, "core") != NULL || names_year_from_2023 (t)
+                                         || names_release_from_2023 (t)))
         && (text_rows[i].with_word == NULL || has_word (t, text_rows[i].with_word)))
       return text_rows[i].preset;
   return NULL;

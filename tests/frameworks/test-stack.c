@@ -521,6 +521,20 @@ test_text (void)
       "megatron-core" },
     { "Megatron-LM (2024)", "megatron-core" },
     { "Megatron-LM core_r0.9.0", "megatron-core" },
+    /* a YY.MM version from 23 is of 2023 on, as the year is; "22.xx" is of 2022; a
+     * longer number is no version ("2205.05198", "1.23.08") */
+    { "Megatron-LM v23.08", "megatron-core" },
+    { "Megatron-LM 24.01", "megatron-core" },
+    { "Megatron-LM (NGC 23.10)", "megatron-core" },
+    { "Megatron-LM v22.05", "megatron-lm-2021" },
+    { "Megatron-LM (arXiv 2205.05198)", "megatron-lm-2021" },
+    { "Megatron-LM 1.23.08", "megatron-lm-2021" },
+    { "Megatron-LM v23.13", "megatron-lm-2021" },
+    { "Megatron-LM v3.0", "megatron-lm-2021" },
+    /* the name alone, however it is introduced: the 2021-22 code (a row naming the
+     * distributed optimizer is moved by the mapping: tests/results/test-mapping.c) */
+    { "NVIDIA Megatron-LM", "megatron-lm-2021" },
+    { "MegaScale (Megatron-LM based)", "megatron-lm-2021" },
     /* a version number is not a year ("r0.8.0", "2201.11990") */
     { "Megatron-LM (arXiv 2104.04473)", "megatron-lm-2021" },
     { "NeMo 24.07 (Megatron-LM underneath)", "nemo" },
