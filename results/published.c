@@ -2108,6 +2108,13 @@ blank_negated (const char *text, const char *const *keys, gboolean *any)
   return out;
 }
 
+/* The distributed optimizer's names, lower case (ZeRO-1 in Megatron-Core / NeMo): the
+ * option, its short forms, and NeMo's optim.name distributed_fused_adam */
+static const char *const distopt_names[] = {
+  "distributed optimizer", "distributed_optimizer", "distributed-optimizer", "distopt",
+  "dist. optimizer", "dist optimizer", "dist-opt", "dist_opt", "distributed_fused_adam",
+  "distributed fused adam", "distributed adam", NULL };
+
 /* FSDP (or ZeRO) named only to say it was off: "FSDP off", "no FSDP", "FSDP: disabled",
  * "without ZeRO", "NO_SHARD". */
 static gboolean
@@ -4262,7 +4269,8 @@ map_plan (ResPublishedCase *c, const ResCsv *csv, guint row, gint64 global_batch
    * pp_p2p_sync, which the plan takes where it leaves them unset (sim_plan_apply_stack);
    * Megatron-Core's p2p_communication.py has no scatter-gather, nor DeepSpeed's pipeline
    * engine (Megatron-DeepSpeed, GPT-NeoX). The stack is the one the framework text names
-   * (fw_stack_preset_for_text: "Megatron-LM" without "Core" or a year from 2023). */
+   * (fw_stack_preset_for_text: "Megatron-LM" without "Core", a year or a YY.MM version from
+   * 2023; and no distributed optimizer named, res_published_case_new). */
 
   int hsdp_shard = 0, group_gpus = 0;
   if (!map_sharding (c, get (csv, row, "zero_stage_or_fsdp"), get (csv, row, "framework"),
@@ -5054,18 +5062,49 @@ res_published_case_free (ResPublishedCase *c)
   g_free (c);
 }
 
-/* A year from 2017 to 2022 standing alone in the text ("Megatron-LM (2021)"; not inside
- * "2104.04473"): the cell dates its run itself */
+/* A year from 20`from` to 20`to` standing alone in the text ("Megatron-LM (2021)"; not
+ * inside "2104.04473"): the cell dates its run itself */
 static gboolean
-names_year_to_2022 (const char *t)
+names_year_in (const char *t, int from, int to)
 {
   for (const char *p = t; *p != '\0'; p++)
     if ((p == t || !g_ascii_isalnum (p[-1])) && p[0] == '2' && p[1] == '0'
         && g_ascii_isdigit (p[2]) && g_ascii_isdigit (p[3]) && !g_ascii_isalnum (p[4])
-        && p[4] != '.' && (p[2] - '0') * 10 + (p[3] - '0') >= 17
-        && (p[2] - '0') * 10 + (p[3] - '0') <= 22)
+        && p[4] != '.' && (p[2] - '0') * 10 + (p[3] - '0') >= from
+        && (p[2] - '0') * 10 + (p[3] - '0') <= to)
       return TRUE;
   return FALSE;
+}
+
+static gboolean
+names_year_to_2022 (const char *t)
+{
+  return names_year_in (t, 17, 22);
+}
+
+/* The row says it ran Megatron's distributed optimizer: its sharding cell names it
+ * ("distributed optimizer", "--use-distributed-optimizer", "DistOpt", NeMo's
+ * "distributed_fused_adam") and does not say it off ("no distributed optimizer",
+ * "use_distributed_optimizer=False"), or an empty sharding cell beside notes that quote
+ * --use-distributed-optimizer or --overlap-param-gather (which exists only with it) */
+static gboolean
+names_distributed_optimizer (const char *sharding, const char *notes)
+{
+  g_autofree char *t = g_strstrip (g_strdup (sharding));
+  if (cell_unstated (t))
+    *t = '\0';
+  if (*t == '\0')
+    return contains_ci (notes, "use-distributed-optimizer")
+           || contains_ci (notes, "overlap-param-gather");
+  gboolean named = FALSE;
+  for (guint i = 0; distopt_names[i] != NULL; i++)
+    if (contains_ci (t, distopt_names[i]))
+      {
+        if (named_then_off (t, distopt_names[i]))
+          return FALSE;
+        named = TRUE;
+      }
+  return named;
 }
 
 /* An n_gpus cell that is empty or a count with K ("16K GPUs", "24K"): tp x pp x cp x dp
@@ -5315,6 +5354,20 @@ case_map (ResPublishedCase *c, const ResCsv *csv, guint row, TopoCluster *on)
     {
       fw_preset = "megatron-core";
       c->stack_why = "Megatron-LM on a device with FP8 tensor cores: of 2023 or later";
+    }
+  /* ... and one that ran the distributed optimizer (megatron/optimizer/distrib_optimizer.py,
+   * --use-distributed-optimizer, late 2022; Megatron-LM of 2021-22 has only its local DDP,
+   * and the megatron-lm-2021 stack offers no sharding): the Megatron-Core era's
+   * Megatron-LM ("NVIDIA Megatron-LM" or "MegaScale (Megatron-LM based)" with "distributed
+   * optimizer" were skipped, the stack refusing zero1). A cell that dates itself to 2021
+   * or before keeps its stack, and the refusal says why. */
+  else if (fw_preset != NULL && g_str_equal (fw_preset, "megatron-lm-2021")
+           && !names_year_in (framework, 17, 21)
+           && names_distributed_optimizer (get (csv, row, "zero_stage_or_fsdp"),
+                                           get (csv, row, "notes")))
+    {
+      fw_preset = "megatron-core";
+      c->stack_why = "Megatron-LM with the distributed optimizer: of late 2022 or later";
     }
   c->stack = fw_stack_lookup (fw_preset != NULL ? fw_preset : FW_STACK_DEFAULT, &error);
   if (c->stack == NULL)

@@ -63,8 +63,9 @@
  * |                           |   cluster preset for gpu_type X"                             |
  * | framework                 | the stack preset it names (frameworks/stack.c table: NeMo ->  |
  * |                           |   nemo, Megatron-DeepSpeed / DeepSpeed / GPT-NeoX ->         |
- * |                           |   deepspeed, "Megatron-LM" without "Core" or a year from     |
- * |                           |   2023 ("Megatron-LM (2021)", "Megatron-LM PTD") ->          |
+ * |                           |   deepspeed, "Megatron-LM" without "Core", a year from 2023  |
+ * |                           |   or a YY.MM version from 23 ("v23.08") ("Megatron-LM        |
+ * |                           |   (2021)", "Megatron-LM PTD") ->                             |
  * |                           |   megatron-lm-2021 (pre-Core: no SP by default, scatter-     |
  * |                           |   gather and synchronized pipeline sends, DP all-reduce      |
  * |                           |   after the backward), torchtitan, Composer / llm-foundry    |
@@ -80,7 +81,11 @@
  * |                           |   says "not recognised"                                      |
  * |                           |   when a cell names one no rule knows); a bare Megatron-LM   |
  * |                           |   (no year to 2022) on a device with FP8 tensor cores ->     |
- * |                           |   megatron-core (no such device before late 2022). The      |
+ * |                           |   megatron-core (no such device before late 2022); one whose |
+ * |                           |   sharding cell names the distributed optimizer (or, empty,  |
+ * |                           |   whose notes quote --use-distributed-optimizer /            |
+ * |                           |   --overlap-param-gather), no year to 2021 -> megatron-core  |
+ * |                           |   (the option came late 2022). The                           |
  * |                           |   stack's cost figures and its defaults for unstated columns |
  * |                           |   apply                                                      |
  * | n_gpus                    | required; nodes x GPUs ("16x8", "2 nodes x 8 GPUs", "2 nodes |

@@ -852,6 +852,76 @@ test_megatron_lm_device (void)
     }
 }
 
+/* A Megatron-LM row that ran the distributed optimizer (megatron/optimizer/
+ * distrib_optimizer.py, --use-distributed-optimizer: late 2022) is the Megatron-Core
+ * era's: megatron-core, zero1, the explain line saying why. These were the 2021 stack,
+ * then skipped ("--sharding zero1: the megatron-lm-2021 stack does not offer it"). A
+ * YY.MM version from 23 ("v23.08") or a core_r0.x is megatron-core by the framework text
+ * alone. The SC'21-era rows (bare or dated cell, empty or "none (Megatron DDP)" sharding)
+ * keep megatron-lm-2021 and none; a cell dated 2021 keeps its stack with the distributed
+ * optimizer, whose refusal says why. On A100s (no FP8: the device rule above stays out). */
+static void
+test_megatron_lm_distopt (void)
+{
+  static const struct { const char *fw, *shard, *notes, *stack, *why; PlanSharding want; } rows[] = {
+    { "Megatron-LM", "distributed optimizer", "", "megatron-core", "distributed optimizer",
+      PLAN_SHARD_ZERO1 },
+    { "NVIDIA Megatron-LM", "distributed optimizer", "", "megatron-core",
+      "distributed optimizer", PLAN_SHARD_ZERO1 },
+    { "MegaScale (Megatron-LM based)", "distributed optimizer", "", "megatron-core",
+      "distributed optimizer", PLAN_SHARD_ZERO1 },
+    { "Megatron-LM", "--use-distributed-optimizer", "", "megatron-core",
+      "distributed optimizer", PLAN_SHARD_ZERO1 },
+    { "Megatron LM", "DistOpt", "", "megatron-core", "distributed optimizer", PLAN_SHARD_ZERO1 },
+    { "Megatron-LM (2022)", "distributed optimizer", "", "megatron-core",
+      "distributed optimizer", PLAN_SHARD_ZERO1 },
+    /* an empty cell beside notes that quote the option (or --overlap-param-gather, which
+     * exists only with it) */
+    { "Megatron-LM", "", "ran with --use-distributed-optimizer --overlap-grad-reduce",
+      "megatron-core", "distributed optimizer", PLAN_SHARD_ZERO1 },
+    { "Megatron-LM", "", "--overlap-param-gather", "megatron-core", "distributed optimizer",
+      PLAN_SHARD_ZERO1 },
+    /* a version of 2023 on: megatron-core by the framework text (no explain note) */
+    { "Megatron-LM v23.08", "distributed optimizer", "", "megatron-core", NULL,
+      PLAN_SHARD_ZERO1 },
+    { "Megatron-LM v23.08", "", "", "megatron-core", NULL, PLAN_SHARD_ZERO1 },
+    { "Megatron-LM 24.01", "", "", "megatron-core", NULL, PLAN_SHARD_ZERO1 },
+    { "Megatron-LM core_r0.5", "distributed optimizer", "", "megatron-core", NULL,
+      PLAN_SHARD_ZERO1 },
+    /* the 2021-22 rows keep their stack */
+    { "Megatron-LM", "", "", "megatron-lm-2021", NULL, PLAN_SHARD_NONE },
+    { "Megatron-LM (2021)", "", "", "megatron-lm-2021", NULL, PLAN_SHARD_NONE },
+    { "Megatron-LM PTD", "none (Megatron DDP)", "", "megatron-lm-2021", NULL, PLAN_SHARD_NONE },
+    { "Megatron-LM (2022)", "", "", "megatron-lm-2021", NULL, PLAN_SHARD_NONE },
+    { "Megatron-LM", "no distributed optimizer", "", "megatron-lm-2021", NULL,
+      PLAN_SHARD_NONE },
+    { "Megatron-LM", "none", "--overlap-param-gather", "megatron-lm-2021", NULL,
+      PLAN_SHARD_NONE },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (rows); i++)
+    {
+      g_autofree char *text = g_strdup_printf (
+        "row_id,model,gpu_type,n_gpus,n_layers,hidden,n_heads,vocab,seq_len,tp,pp,"
+        "zero_stage_or_fsdp,framework,global_batch,step_time_s,notes\n"
+        "1,GPT,A100-SXM-80GB,16,16,1024,16,16384,1024,1,1,\"%s\",\"%s\",64,1.0,\"%s\"\n",
+        rows[i].shard, rows[i].fw, rows[i].notes);
+      g_autoptr (ResPublishedCase) c = case_of (text);
+      if (!c->ready || g_strcmp0 (c->stack->name, rows[i].stack) != 0
+          || c->plan.sharding != rows[i].want
+          || (rows[i].why == NULL) != (c->stack_why == NULL)
+          || (rows[i].why != NULL && strstr (c->stack_why, rows[i].why) == NULL))
+        g_error ("'%s' / '%s' / '%s': ready %d, stack %s (%s), sharding %d (%s)", rows[i].fw,
+                 rows[i].shard, rows[i].notes, c->ready, c->stack ? c->stack->name : "",
+                 c->stack_why ? c->stack_why : "", c->plan.sharding,
+                 c->skip_reason ? c->skip_reason : "");
+    }
+  g_autoptr (ResPublishedCase) old = row ("A100-SXM-80GB", 16, 1, "distributed optimizer",
+                                          "Megatron-LM (2021)", "bf16");
+  g_assert_false (old->ready);
+  g_assert_cmpstr (old->stack->name, ==, "megatron-lm-2021");
+  g_assert_nonnull (strstr (old->skip_reason, "the megatron-lm-2021 stack does not offer it"));
+}
+
 static void
 test_precision (void)
 {
@@ -3435,6 +3505,7 @@ main (int argc, char **argv)
   g_test_add_func ("/results/mapping/precision", test_precision);
   g_test_add_func ("/results/mapping/megatron-lm-2021", test_megatron_lm_2021);
   g_test_add_func ("/results/mapping/megatron-lm-device", test_megatron_lm_device);
+  g_test_add_func ("/results/mapping/megatron-lm-distopt", test_megatron_lm_distopt);
   g_test_add_func ("/results/mapping/numbers-as-written", test_numbers_as_written);
   g_test_add_func ("/results/mapping/units-and-ranges", test_units_and_ranges);
   g_test_add_func ("/results/mapping/network-bandwidth", test_network_bandwidth);
