@@ -151,10 +151,9 @@ res_published_explain (const ResCsv *csv, guint row, const ResPublishedCase *c)
   if (c->plan_valid)
     {
       const Plan *p = &c->plan;
-      const char *one = c->degrees_defaulted ? " (not stated: the stack's default, no model "
-                                               "parallelism)" : "";
-      LINE ("tp", "%d%s", p->tp, res_csv_get (csv, row, "tp")[0] == '\0' ? one : "");
-      LINE ("pp", "%d%s", p->pp, res_csv_get (csv, row, "pp")[0] == '\0' ? one : "");
+      const char *one = " (not stated: the stack's default, no model parallelism)";
+      LINE ("tp", "%d%s", p->tp, (c->degrees_defaulted & 1) ? one : "");
+      LINE ("pp", "%d%s", p->pp, (c->degrees_defaulted & 2) ? one : "");
       LINE ("cp", "%d (%s)", p->cp, plan_cp_comm_name (p->cp_comm));
       LINE ("dp", "%d", p->dp > 0 ? p->dp : p->dp_given);
       LINE ("virtual_pipeline", "vpp %d, %s%s", p->vpp, plan_schedule_name (p->schedule),

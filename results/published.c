@@ -1242,10 +1242,11 @@ clause_names_network (const char *low)
  * Association's roadmap). Examples (tests/results/test-mapping.c): "2x 400G per node" on
  * 8-GPU nodes 100; "InfiniBand NDR400 (8 per node)" 400; "HDR InfiniBand (8 per node)" 200. */
 static char *
-network_spell_figures (const char *clause, gboolean *from_generation)
+network_spell_figures (const char *clause, gboolean cell_net, gboolean *from_generation)
 {
   *from_generation = FALSE;
-  static GRegex *gen_rate = NULL, *bare = NULL, *bare_big = NULL, *gen = NULL, *any = NULL;
+  static GRegex *gen_rate = NULL, *bare = NULL, *bare_big = NULL, *gen = NULL, *any = NULL,
+                *gpu_mem = NULL;
   if (g_once_init_enter (&any))
     {
       gen_rate = g_regex_new ("\\b((?i:ndr|hdr|edr|xdr))[- ]?(\\d{2,3})\\b"
@@ -1253,8 +1254,11 @@ network_spell_figures (const char *clause, gboolean *from_generation)
       /* a port speed: 10, 25, 40, 50, 100, 200, 400, 800 G or 1.6 / 3.2 T, whole */
       bare = g_regex_new ("(?<![\\d.])((?:10|25|40|50|100|200|400|800|1600|3200)|1\\.6|3\\.2)"
                           "\\s?([GgTt])b?(?![A-Za-z0-9/])", G_REGEX_OPTIMIZE, 0, NULL);
-      bare_big = g_regex_new ("(?<![\\d.])((?:100|200|400|800|1600|3200)|1\\.6|3\\.2)"
+      bare_big = g_regex_new ("(?<![\\d.])((?:10|25|50|100|200|400|800|1600|3200)|1\\.6|3\\.2)"
                               "\\s?([GgTt])b?(?![A-Za-z0-9/])", G_REGEX_OPTIMIZE, 0, NULL);
+      /* a GPU's memory after its name ("A100 40G", "H100-SXM-80G"): no port speed */
+      gpu_mem = g_regex_new ("(?i)\\b((?:[abgh]\\d{3}|gb\\d{3}|mi\\d{3}x?|v100)(?:[- ](?:sxm\\d?|pcie))?)"
+                             "[- ]?(\\d{2,3})\\s?g(?:b|ib)?\\b", G_REGEX_OPTIMIZE, 0, NULL);
       gen = g_regex_new ("\\b(?i:(ndr|hdr|edr|xdr))\\b", G_REGEX_OPTIMIZE, 0, NULL);
       g_once_init_leave (&any, g_regex_new ("\\d\\s*[GgTt](?:bit|b|B)(?:/s|ps|E\\b)",
                                             G_REGEX_OPTIMIZE, 0, NULL));
@@ -1262,10 +1266,12 @@ network_spell_figures (const char *clause, gboolean *from_generation)
   /* outside a clause that names the network only the port speeds no GPU name or memory
    * size carries ("2x 400G per node"; not "A100 40G", "80G HBM") */
   g_autofree char *low = g_ascii_strdown (clause, -1);
-  const gboolean net = clause_names_network (low);
-  g_autofree char *a = net ? g_regex_replace (gen_rate, clause, -1, 0, "\\1 \\2 Gb/s", 0, NULL)
-                           : g_strdup (clause);
-  char *b = g_regex_replace (net ? bare : bare_big, a != NULL ? a : clause, -1, 0,
+  const gboolean net = clause_names_network (low) || cell_net;
+  g_autofree char *m0 = g_regex_replace (gpu_mem, clause, -1, 0, "\\1 (\\2 GB memory)", 0, NULL);
+  const char *c0 = m0 != NULL ? m0 : clause;
+  g_autofree char *a = net ? g_regex_replace (gen_rate, c0, -1, 0, "\\1 \\2 Gb/s", 0, NULL)
+                           : g_strdup (c0);
+  char *b = g_regex_replace (net ? bare : bare_big, a != NULL ? a : c0, -1, 0,
                              "\\1 \\2b/s", 0, NULL);
   if (b == NULL)
     b = g_strdup (clause);
@@ -1375,7 +1381,24 @@ res_pub_network_gbps_per_gpu (const char *network, guint64 node, char **how)
                                     G_REGEX_OPTIMIZE, 0, NULL));
   double out = 0;
   g_autofree char *cell_low = g_ascii_strdown (network, -1);
-  const gboolean cell_scoped = network_scope (cell_low) != 0;
+  const gboolean cell_net = clause_names_network (cell_low);
+  /* a scope that another figure of the cell carries (not an NVLink clause's, nor a count
+   * of GPUs: "DGX A100, 8 GPUs per node"), and "one NIC per GPU" anywhere in it */
+  gboolean cell_scoped = FALSE;
+  for (guint k = 0; k < clauses->len && !cell_scoped; k++)
+    {
+      g_autofree char *l = g_ascii_strdown (clauses->pdata[k], -1);
+      gboolean fg = FALSE;
+      g_autofree char *spelled = network_spell_figures (clauses->pdata[k], cell_net, &fg);
+      cell_scoped = !clause_is_scale_up (l) && network_scope (l) != 0
+                    && g_regex_match (figure, spelled, 0, NULL);
+    }
+  static const char *const one_word[] = { "one per gpu", "1 per gpu", "one nic per gpu",
+                                          "one for each gpu", "one per device",
+                                          "one hca per gpu", "a nic per gpu" };
+  gboolean cell_one = FALSE;
+  for (guint i = 0; i < G_N_ELEMENTS (one_word) && !cell_one; i++)
+    cell_one = strstr (cell_low, one_word[i]) != NULL;
   for (guint k = 0; k < clauses->len && out == 0; k++)
     {
       const char *orig = clauses->pdata[k];
@@ -1384,7 +1407,7 @@ res_pub_network_gbps_per_gpu (const char *network, guint64 node, char **how)
         continue;
       /* the clause with its port-speed shorthands spelled as figures */
       gboolean from_generation = FALSE;
-      g_autofree char *cl = network_spell_figures (orig, &from_generation);
+      g_autofree char *cl = network_spell_figures (orig, cell_net, &from_generation);
       g_free (low);
       low = g_ascii_strdown (cl, -1);
       g_autoptr (GMatchInfo) m = NULL;
@@ -1470,8 +1493,10 @@ res_pub_network_gbps_per_gpu (const char *network, guint64 node, char **how)
       /* "inter-node", "between nodes": a node's, where the cell names no other scope and
        * the figure is stated (a generation alone, "NDR InfiniBand between nodes", says no
        * NIC count) */
-      if (scope == 0 && count == 1 && !from_generation && !cell_scoped
-          && network_weak_node_scope (low))
+      if (scope == 0 && count == 1 && !from_generation && cell_one)
+        scope = 3;   /* "InfiniBand 200 Gb/s between nodes, one NIC per GPU" */
+      else if (scope == 0 && count == 1 && !from_generation && !cell_scoped
+               && network_weak_node_scope (low))
         scope = 2;
       if (scope == 3)
         out = one_nic;
@@ -1895,21 +1920,20 @@ map_measured_cells (ResPublishedCase *c, const ResCsv *csv, guint row, double to
   /* only a cell that says no more than that: one that names a kind of count ("HFU",
    * "hardware FLOPs", "recompute", a custom counter, "per token", a figure) is another
    * count, skipped as before */
-  static const char *const names_count[] = { "hfu", "hardware", "recomput", "custom", "counter",
-                                             "per token", "per sequence", "*", " x ", "flops per",
+  static const char *const names_count[] = { "hardware", "recomput", "custom", "per token",
+                                             "per sequence", "*", " x ", "flops per",
                                              "flop per", "formula:" };
   gboolean other_count = FALSE;
   for (guint i = 0; i < G_N_ELEMENTS (names_count) && !other_count; i++)
     other_count = contains_ci (conv_cell, names_count[i]);
-  for (const char *d = conv_cell; *d && !other_count; d++)
-    other_count = g_ascii_isdigit (*d) && !contains_ci (conv_cell, "tflop/s")
-                  && !contains_ci (conv_cell, "peak");
+  /* "HFU" names the hardware count, "not HFU" does not */
+  for (const char *h = strcasestr (conv_cell, "hfu"); h != NULL && !other_count;
+       h = strcasestr (h + 3, "hfu"))
+    other_count = !(h - conv_cell >= 4 && g_ascii_strncasecmp (h - 4, "not ", 4) == 0);
   if (!c->has_convention && c->stack != NULL && c->stack->tflops_convention != NULL
       && !other_count
-      && (*conv_cell == '\0' || cell_unstated (conv_cell)
-          || contains_ci (conv_cell, "formula not printed")
-          || contains_ci (conv_cell, "formula not published")
-          || contains_ci (conv_cell, "formula not stated"))
+      && (*conv_cell == '\0' || cell_unstated (conv_cell) || contains_ci (conv_cell, "not printed")
+          || contains_ci (conv_cell, "not published"))
       && fw_stack_preset_for_text (get (csv, row, "framework")) != NULL
       && model_flop_convention_parse (c->stack->tflops_convention, &c->convention))
     c->has_convention = from_stack = TRUE;
@@ -3563,6 +3587,88 @@ recompute_answer_qualified (const char *t, gboolean *yes)
  * stated", "activation checkpointing: false / off / disabled" say nothing is recomputed
  * (they were read as full recompute: an audit's AutoModel row, 16.10 s predicted against
  * 12.25 s with the sentence left out); "activation checkpointing on every layer" names it. */
+/* The word that ends just before `end` in `low` (lower case), skipping spaces, brackets
+ * and dashes but not a sentence's end ('.', ';', ','), into `out` (at most 15 letters,
+ * '/' kept: "w/o"); the position where it starts, or NULL when there is none */
+static const char *
+word_before (const char *low, const char *end, char out[16])
+{
+  const char *e = end;
+  while (e > low && (e[-1] == ' ' || e[-1] == '(' || e[-1] == '-' || e[-1] == '"'))
+    e--;
+  const char *b = e;
+  while (b > low && (g_ascii_isalpha (b[-1]) || b[-1] == '/') && e - b < 15)
+    b--;
+  if (b == e || (b > low && (g_ascii_isalpha (b[-1]) || b[-1] == '/')))
+    return NULL;
+  memcpy (out, b, (gsize) (e - b));
+  out[e - b] = '\0';
+  return b;
+}
+
+/* Whether the text right before `p` in `low` negates what follows: a negation word
+ * ("no", "not", "without", "w/o", "never") just before it, past at most three words that
+ * qualify it ("without any", "did not need", "not use", "no selective or full") */
+static gboolean
+negated_before (const char *low, const char *p)
+{
+  static const char *const neg[] = { "no", "not", "without", "w/o", "never", "nor" };
+  static const char *const qual[] = { "any", "full", "selective", "or", "need", "use", "using",
+                                      "used", "enable", "enabled", "apply", "the", "do",
+                                      "does", "did", "activation", "with" };
+  const char *at = p;
+  for (int hop = 0; hop < 4; hop++)
+    {
+      char w[16];
+      const char *b = word_before (low, at, w);
+      if (b == NULL)
+        return FALSE;
+      for (guint i = 0; i < G_N_ELEMENTS (neg); i++)
+        if (g_str_equal (w, neg[i]))
+          return TRUE;
+      gboolean q = FALSE;
+      for (guint i = 0; i < G_N_ELEMENTS (qual) && !q; i++)
+        q = g_str_equal (w, qual[i]);
+      /* "with" qualifies only after a negation ("without" is one word; "no ... with"
+       * reads as "with": "No OOM with activation checkpointing" names it) */
+      if (!q || g_str_equal (w, "with"))
+        return FALSE;
+      at = b;
+    }
+  return FALSE;
+}
+
+/* Whether the words right after a phrase say it was off: "not stated" (as the whole
+ * verdict), "not used", "not enabled", "was not used", "is off", "off", "false",
+ * "disabled", "none", "no", "unused", "n/a", after spaces, ':', '=', '-' or '(' */
+static gboolean
+negated_after (const char *a)
+{
+  while (*a == ' ' || *a == ':' || *a == '=' || *a == '(' || *a == '-')
+    a++;
+  if (g_str_has_prefix (a, "was ") || g_str_has_prefix (a, "is ") || g_str_has_prefix (a, "were "))
+    a = strchr (a, ' ') + 1;
+  static const char *const neg[] = { "not stated", "not used", "not enabled", "not applied",
+                                     "not on", "off", "false", "disabled", "none", "no",
+                                     "unused", "n/a" };
+  for (guint i = 0; i < G_N_ELEMENTS (neg); i++)
+    {
+      gsize k = strlen (neg[i]);
+      if (strncmp (a, neg[i], k) == 0 && !g_ascii_isalnum (a[k])
+          && (!g_str_equal (neg[i], "not stated")
+              || a[k] == '\0' || a[k] == '.' || a[k] == ';' || a[k] == ')'))
+        return TRUE;
+    }
+  return FALSE;
+}
+
+/* Whether `notes` names `phrase` (any case) other than negated: "No activation
+ * checkpointing.", "BF16 (no activation checkpointing)", "without any activation
+ * checkpointing", "activation checkpointing was not used / not stated / (off)" say nothing
+ * is recomputed (they were read as full recompute: an audit's AutoModel row, 16.10 s
+ * predicted against 12.25 s with the sentence left out); "No OOM with activation
+ * checkpointing", "activation checkpointing (not stated which layers)" name it. Linear in
+ * the notes: each match looks at a few words around it. */
 static gboolean
 notes_affirm (const char *notes, const char *phrase)
 {
@@ -3571,43 +3677,9 @@ notes_affirm (const char *notes, const char *phrase)
   g_autofree char *low = g_ascii_strdown (notes, -1);
   g_autofree char *ph = g_ascii_strdown (phrase, -1);
   const gsize n = strlen (ph);
-  for (const char *p = strstr (low, ph); p != NULL; p = strstr (p + 1, ph))
-    {
-      /* a negation right before it: the last word, or the last two ("did not use"); a
-       * negation further back negates something else ("No OOM with activation
-       * checkpointing", "BF16 (no FP8) with activation checkpointing") */
-      const char *e = p;
-      while (e > low && e[-1] == ' ')
-        e--;
-      g_autofree char *before = g_strndup (low, (gsize) (e - low));
-      static const char *const neg_before[] = { " no", " not", " without", " w/o", " never",
-                                                " no full", " without full", " not use",
-                                                " not using", " not used", " disabled",
-                                                " no selective", " without selective" };
-      g_autofree char *pad = g_strconcat (" ", before, NULL);
-      gboolean negated = FALSE;
-      for (guint i = 0; i < G_N_ELEMENTS (neg_before) && !negated; i++)
-        negated = g_str_has_suffix (pad, neg_before[i]);
-      /* or a verdict right after it, before anything else: "activation checkpointing not
-       * stated.", "...: false", "... off" (a bracket after it qualifies it: "(not stated
-       * which layers)" names it) */
-      const char *a = p + n;
-      while (*a == ' ' || *a == ':' || *a == '=')
-        a++;
-      static const char *const neg_after[] = { "not stated", "not used", "off", "false",
-                                               "disabled", "none", "no", "unused", "n/a" };
-      for (guint i = 0; i < G_N_ELEMENTS (neg_after) && !negated; i++)
-        {
-          gsize k = strlen (neg_after[i]);
-          /* a whole word, and "not stated" only as the whole verdict ("not stated
-           * otherwise, full" goes on) */
-          negated = strncmp (a, neg_after[i], k) == 0 && !g_ascii_isalnum (a[k])
-                    && (!g_str_has_prefix (neg_after[i], "not ")
-                        || a[k] == '\0' || a[k] == '.' || a[k] == ';' || a[k] == ')');
-        }
-      if (!negated)
-        return TRUE;
-    }
+  for (const char *p = strstr (low, ph); p != NULL; p = strstr (p + n, ph))
+    if (!negated_before (low, p) && !negated_after (p + n))
+      return TRUE;
   return FALSE;
 }
 
@@ -4050,24 +4122,14 @@ names_compile (const char *text, gboolean framework_cell)
       if (!framework_cell && g_str_equal (words[i], "compiled"))
         continue;
       const gsize n = strlen (words[i]);
-      for (const char *p = strstr (low, words[i]); p != NULL; p = strstr (p + 1, words[i]))
+      for (const char *p = strstr (low, words[i]); p != NULL; p = strstr (p + n, words[i]))
         {
           /* "compiled" inside "torch.compile(d)" or "uncompiled" is no word of its own */
           if (g_str_equal (words[i], "compiled") && p > low && (g_ascii_isalnum (p[-1]) || p[-1] == '.'))
             continue;
           if (g_str_equal (words[i], "--compile") && g_ascii_isalnum (p[n]))
             continue;
-          g_autofree char *before = g_strndup (low, (gsize) (p - low));
-          g_strchomp (before);
-          const char *a = p + n;
-          while (*a == ' ' || *a == ':' || *a == '=')
-            a++;
-          gboolean negated = g_str_has_suffix (before, " no") || g_str_equal (before, "no")
-                             || g_str_has_suffix (before, "without") || g_str_has_suffix (before, "w/o")
-                             || g_str_has_suffix (before, " not") || g_str_has_suffix (before, "(no")
-                             || g_str_has_prefix (a, "disabled") || g_str_has_prefix (a, "off")
-                             || g_str_has_prefix (a, "false") || g_str_has_prefix (a, "not used");
-          if (!negated)
+          if (!negated_before (low, p) && !negated_after (p + n))
             return TRUE;
         }
     }
@@ -4089,18 +4151,20 @@ map_plan (ResPublishedCase *c, const ResCsv *csv, guint row, gint64 global_batch
    * ("torchtitan (FSDP2+TP+PP ...)", "3D parallelism"): then the degrees are unknown */
   const char *fw_cell = get (csv, row, "framework"), *notes_cell = get (csv, row, "notes");
   gboolean names_mp = FALSE;
-  static const char *const mp_words[] = { "+tp", "tp+", "tp ", "tp=", "tensor parallel",
-                                          "tensor-parallel", "+pp", "pp ", "pp=", "pipeline",
-                                          "2d", "3d", "4d", "5d", "model parallel" };
+  static const char *const mp_words[] = { "+tp", "tp+", "+pp", "pp+", "tensor parallel",
+                                          "tensor-parallel", "pipeline parallel",
+                                          "pipeline-parallel", "3d parallel", "4d parallel",
+                                          "5d parallel", "model parallel" };
   for (int k = 0; k < 2 && !names_mp; k++)
     {
       g_autofree char *low = g_ascii_strdown (k == 0 ? fw_cell : notes_cell, -1);
       g_autofree char *pad = g_strconcat (" ", low, " ", NULL);
       for (guint i = 0; i < G_N_ELEMENTS (mp_words) && !names_mp; i++)
-        {
-          const char *q = strstr (pad, mp_words[i]);
-          names_mp = q != NULL && !g_ascii_isalnum (q[-1]);
-        }
+        for (const char *q = strstr (pad, mp_words[i]); q != NULL && !names_mp;
+             q = strstr (q + 1, mp_words[i]))
+          /* "no tensor parallel" says there is none */
+          names_mp = !g_ascii_isalnum (q[mp_words[i][0] == '+' ? 0 : -1])
+                     && !negated_before (pad, q);
     }
   const gboolean ones = c->stack != NULL && c->stack->default_degrees_one && !names_mp;
   g_autofree char *tp_t = g_strstrip (g_strdup (get (csv, row, "tp")));
@@ -4108,13 +4172,13 @@ map_plan (ResPublishedCase *c, const ResCsv *csv, guint row, gint64 global_batch
   if (cell_size (csv, row, "tp", &v))
     tp = v;
   else if (ones && (*tp_t == '\0' || cell_unstated (tp_t)))
-    tp = 1, c->degrees_defaulted = TRUE;
+    tp = 1, c->degrees_defaulted |= 1;
   else if (!has_dp)
     return skip (c, "tp not stated");
   if (cell_size (csv, row, "pp", &v))
     pp = v;
   else if (ones && (*pp_t == '\0' || cell_unstated (pp_t)))
-    pp = 1, c->degrees_defaulted = TRUE;
+    pp = 1, c->degrees_defaulted |= 2;
   else if (!has_dp)
     return skip (c, "pp not stated");
   if (cell_size (csv, row, "cp", &v))

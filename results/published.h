@@ -463,8 +463,8 @@ typedef struct {
                                        cell was read ("the local batch 32 in the notes
                                        over pp x V micro-batches ..."); NULL: the cell's
                                        count, or unstated */
-  gboolean      degrees_defaulted;  /* tp / pp not stated, taken as 1: the stack's
-                                     * defaults.model_parallel "none" */
+  guint         degrees_defaulted;  /* bit 0 tp, bit 1 pp: not stated, taken as 1 (the
+                                     * stack's defaults.model_parallel "none") */
   const char   *recompute_why;      /* static: how a named remat policy or a partial
                                        recompute was read (NULL: as the cell says) */
   const char   *stack_why;          /* static: why the stack is not the one the framework

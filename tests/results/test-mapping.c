@@ -1216,7 +1216,13 @@ test_network_bandwidth (void)
      * generation alone with only such a scope says no NIC count; a memory size or an
      * NVLink / HBM figure in bytes is no NIC (the audit of this round's readers) */
     { "400 Gb/s inter-node per GPU", 8, 400 },
-    { "InfiniBand 400 Gb/s between nodes, one NIC per GPU", 8, 0 },
+    { "InfiniBand 400 Gb/s between nodes, one NIC per GPU", 8, 400 },
+    { "InfiniBand 200 Gb/s between nodes, one NIC per GPU", 8, 200 },
+    { "NVLink 900 GB/s per GPU; IB 200 Gb/s between nodes", 8, 25 },
+    { "HDR 200 inter-node; DGX A100, 8 GPUs per node", 8, 25 },
+    { "RoCE network, 25G per GPU", 8, 25 },
+    { "4x 50G per node", 8, 25 },
+    { "A100 40G nodes with HDR InfiniBand 200G per GPU", 8, 200 },
     { "NVLink within node, NDR InfiniBand between nodes", 8, 0 },
     { "80G HBM per GPU; 100 Gb/s per node", 8, 12.5 },
     { "8x A100 80G per node", 8, 0 },
@@ -2211,6 +2217,16 @@ test_recompute_notes_negated (void)
     { "activation checkpointing not stated otherwise, full", PLAN_RECOMPUTE_FULL },
     { "activation checkpointing is not disabled", PLAN_RECOMPUTE_FULL },
     { "did not use activation checkpointing", PLAN_RECOMPUTE_NONE },
+    /* the second audit's: negations the narrowed rule had lost */
+    { "BF16 (no activation checkpointing).", PLAN_RECOMPUTE_NONE },
+    { "(w/o activation checkpointing)", PLAN_RECOMPUTE_NONE },
+    { "activation checkpointing was not used", PLAN_RECOMPUTE_NONE },
+    { "activation checkpointing not enabled", PLAN_RECOMPUTE_NONE },
+    { "activation checkpointing (off)", PLAN_RECOMPUTE_NONE },
+    { "activation checkpointing - off", PLAN_RECOMPUTE_NONE },
+    { "without any activation checkpointing", PLAN_RECOMPUTE_NONE },
+    { "did not need activation checkpointing", PLAN_RECOMPUTE_NONE },
+    { "no selective or full recompute; activation checkpointing disabled", PLAN_RECOMPUTE_NONE },
     { "", PLAN_RECOMPUTE_NONE },
   };
   for (guint i = 0; i < G_N_ELEMENTS (rows); i++)
@@ -2246,6 +2262,9 @@ test_unstated_degrees (void)
     /* nor where the framework names the model parallelism left out of the cells */
     { "torchtitan (FSDP2+TP+PP 1F1B)", "", TRUE },
     { "MaxText, 3D parallelism", "", TRUE },
+    /* a negated or unrelated mention does not ("no tensor parallelism", a data pipeline) */
+    { "torchtitan, no tensor parallelism", "", FALSE },
+    { "torchtitan, synthetic data pipeline", "", FALSE },
   };
   for (guint i = 0; i < G_N_ELEMENTS (rows); i++)
     {
@@ -2288,7 +2307,11 @@ test_pytorch_fsdp_compile (void)
   /* negated, or "compiled" as prose: eager (the audit of this round) */
   static const char *const eager[] = { "PyTorch FSDP (no torch.compile)",
                                        "PyTorch FSDP, torch.compile disabled",
-                                       "PyTorch FSDP without torch.compile" };
+                                       "PyTorch FSDP without torch.compile",
+                                       "PyTorch FSDP, torch.compile not enabled",
+                                       "PyTorch FSDP, torch.compile: no",
+                                       "PyTorch FSDP, torch.compile was off",
+                                       "PyTorch FSDP, torch.compile (disabled)" };
   for (guint i = 0; i < G_N_ELEMENTS (eager); i++)
     {
       c = row ("H100-SXM-80GB", 64, 1, "FSDP (full shard)", eager[i], "bf16");
