@@ -1086,17 +1086,54 @@ stream_fuse (const SimHot *ph, const SimHot *h, const guint32 *deps, guint32 n_d
   return (guint8) (on_prev < SIM_FUSE_COMM ? on_prev : SIM_NO_FUSE);
 }
 
-/* The successors that a stamped unit's own dependencies give each of its tasks: the same
- * for every copy of a template, whose dependencies are the template's shifted, all within
- * the unit (plan/program.c). Counted on the template's first copy and kept in `all` (the
- * template's first task -> its counts); the last four templates asked for are looked at
- * first (a stage's copies cycle through its templates, a forward and a backward one per
- * chunk: four in the main job, whose 2,880 look-ups a prediction took 0.28 M
- * instructions in the hash table). */
-static guint32 *
-stamp_succ_count (const ProgProgram *prog, GHashTable *all, const ProgStampRun *r)
+/* What the set-up of a stamped unit's copies (plan/program.c) takes from its template,
+ * found on its first copy and kept in a hash table (the template's first task -> it); the
+ * last four templates asked for are looked at first (a stage's copies cycle through its
+ * templates, a forward and a backward one per chunk: four in the main job, whose 2,880
+ * look-ups a prediction took 0.28 M instructions in the hash table). Positions are
+ * relative to the unit's first task. */
+typedef struct {
+  guint32 *count;        /* [n] the successors its own dependencies give each task (the
+                          * same for every copy: its dependencies are the template's
+                          * shifted, all within the unit) */
+  guint32 *dep;          /* [n_deps] those dependencies in task order, */
+  guint32 *dep_of;       /* [n_deps] and the task each is one of */
+  guint32  n_deps;
+  guint32 *recv;         /* [n_recv] its pipeline RECVs */
+  guint32  n_recv;
+  gboolean heads;        /* a task of the template heads its stream */
+  guint32  n_streams;
+  guint8   stream[PROG_STREAM_N];     /* the streams it has tasks on, */
+  guint32  first[PROG_STREAM_N];      /* its first task on each */
+  guint32  last[PROG_STREAM_N];       /* and its last */
+  guint32  last_compute;              /* its last compute task (G_MAXUINT32 none) */
+} StampInfo;
+
+static void
+stamp_info_free (gpointer data)
 {
-  guint32 *c = g_new0 (guint32, r->n);
+  StampInfo *si = data;
+  g_free (si->count);
+  g_free (si);
+}
+
+/* The StampInfo of run r, from its template's SimHot (set up: it precedes its copies)
+ * and the copy's dependencies. */
+static StampInfo *
+stamp_info_new (const Sim *sim, const ProgStampRun *r)
+{
+  const ProgProgram *prog = sim->prog;
+  StampInfo *si = g_new0 (StampInfo, 1);
+  guint32 n_recv = 0, n_deps = 0;
+  for (guint32 j = 0; j < r->n; j++)
+    {
+      n_recv += sim->hot[r->src + j].recv;
+      n_deps += prog_task (prog, r->first + j)->n_deps;
+    }
+  si->count = g_new0 (guint32, r->n + n_recv + 2 * n_deps);
+  si->recv = si->count + r->n;
+  si->dep = si->recv + n_recv;
+  si->dep_of = si->dep + n_deps;
   for (guint32 i = r->first; i < r->first + r->n; i++)
     {
       const ProgTask *t = prog_task (prog, i);
@@ -1104,128 +1141,227 @@ stamp_succ_count (const ProgProgram *prog, GHashTable *all, const ProgStampRun *
       for (guint32 k = 0; k < t->n_deps; k++)
         {
           g_assert (deps[k] >= r->first && deps[k] < r->first + r->n);
-          c[deps[k] - r->first]++;
+          si->count[deps[k] - r->first]++;
+          si->dep[si->n_deps] = deps[k] - r->first;
+          si->dep_of[si->n_deps++] = i - r->first;
         }
     }
-  g_hash_table_insert (all, GUINT_TO_POINTER (r->src), c);
-  return c;
+  gint32 on[PROG_STREAM_N];
+  for (int k = 0; k < PROG_STREAM_N; k++)
+    on[k] = -1;
+  si->last_compute = G_MAXUINT32;
+  const SimHot *h0 = &sim->hot[r->src];
+  for (guint32 j = 0; j < r->n; j++)
+    {
+      const SimHot *h = &h0[j];
+      /* a compute task runs on its stage's compute stream (plan/program.c), the others
+       * carry their (stage, stream); a unit is one stage's */
+      g_assert (h->stage == h0->stage);
+      guint32 stream = h->what < 0 ? PROG_STREAM_COMPUTE
+                                   : h->slot - (guint32) h->stage * PROG_STREAM_N;
+      if (on[stream] < 0)
+        {
+          on[stream] = (gint32) si->n_streams++;
+          si->stream[on[stream]] = (guint8) stream;
+          si->first[on[stream]] = j;
+        }
+      si->last[on[stream]] = j;
+      if (h->what < 0)
+        si->last_compute = j;
+      if (h->recv)
+        si->recv[si->n_recv++] = j;
+      si->heads |= h->head;
+    }
+  return si;
 }
 
 #define STAMP_RECENT 4
 typedef struct {
-  GHashTable    *all;
-  guint32        src[STAMP_RECENT];     /* G_MAXUINT32: empty */
-  const guint32 *counts[STAMP_RECENT];
-  guint          next;                  /* the entry replaced next */
-} StampCounts;
+  GHashTable      *all;
+  guint32          src[STAMP_RECENT];     /* G_MAXUINT32: empty */
+  const StampInfo *info[STAMP_RECENT];
+  guint            next;                  /* the entry replaced next */
+} StampInfos;
 
-static const guint32 *
-stamp_succ_counts (const ProgProgram *prog, StampCounts *sc, const ProgStampRun *r)
+static const StampInfo *
+stamp_info (const Sim *sim, StampInfos *sc, const ProgStampRun *r)
 {
   for (guint j = 0; j < STAMP_RECENT; j++)
     if (sc->src[j] == r->src)
-      return sc->counts[j];
-  guint32 *c = g_hash_table_lookup (sc->all, GUINT_TO_POINTER (r->src));
-  if (c == NULL)
-    c = stamp_succ_count (prog, sc->all, r);
+      return sc->info[j];
+  StampInfo *si = g_hash_table_lookup (sc->all, GUINT_TO_POINTER (r->src));
+  if (si == NULL)
+    {
+      si = stamp_info_new (sim, r);
+      g_hash_table_insert (sc->all, GUINT_TO_POINTER (r->src), si);
+    }
   sc->src[sc->next] = r->src;
-  sc->counts[sc->next] = c;
+  sc->info[sc->next] = si;
   sc->next = (sc->next + 1) % STAMP_RECENT;
-  return c;
+  return si;
+}
+
+/* dst[i] += src[i], i < n: four at a time where the compiler has vector types (-O2 does
+ * not vectorize the loop) */
+static inline void
+add_u32 (guint32 *dst, const guint32 *src, guint32 n)
+{
+  guint32 i = 0;
+#if defined(__GNUC__)
+  typedef guint32 V4 __attribute__ ((vector_size (16)));
+  for (; i + 4 <= n; i += 4)
+    {
+      V4 a, b;
+      memcpy (&a, &dst[i], sizeof a);
+      memcpy (&b, &src[i], sizeof b);
+      a += b;
+      memcpy (&dst[i], &a, sizeof a);
+    }
+#endif
+  for (; i < n; i++)
+    dst[i] += src[i];
 }
 
 /* program_setup's first loop over the tasks of a stamped unit `r` (plan/program.c), a
- * copy of its template's: each task's SimHot is its template task's but for its stream
- * links, and its fusion with a stream predecessor before the unit, which is found as for
+ * copy of its template's: each task's SimHot is its template task's (copied whole) but for
+ * its stream links, which are the template's shifted within the unit, and the first task
+ * of each stream, linked to the stream's last task before the unit and fused with it as
  * any task (program_setup); its dependencies are counted in their tasks' successors as
- * the template's are (stamp_succ_counts: a sequential add per task in place of one
- * scattered per dependency); returns the task after the unit. */
+ * the template's are (StampInfo count: a sequential add in place of one scattered per
+ * dependency). Done task by task, a loop over the unit that set each field and branched
+ * on each task's stream and RECV cost 39 instructions a task; with setup_copies_succ's
+ * loops over the template's lists rather than the tasks, program_setup went 10.1 -> 6.9 M
+ * instructions a prediction (main job m256, callgrind). Returns the task after the
+ * unit. */
 static guint32
-setup_copies (Sim *sim, const ProgStampRun *r, guint32 *stream_last, StampCounts *counts)
+setup_copies (Sim *sim, const ProgStampRun *r, const StampInfo *si, guint32 *stream_last)
 {
   const ProgProgram *prog = sim->prog;
   /* the arrays in locals: a byte stored through a SimHot (a char type, which may alias
    * anything) would make the compiler load them from *sim again for every task */
   SimHot *const hot = sim->hot;
-  guint32 *const succ_first = sim->succ_first;
-  const SimHot *src = &hot[r->src];
-  const guint32 *count = stamp_succ_counts (prog, counts, r) - r->first;
-  const guint32 end = r->first + r->n;
-  memcpy (&sim->what[r->first], &sim->what[r->src], r->n);
-  G_STATIC_ASSERT (PROG_STREAM_COMPUTE == 0);
-  for (guint32 i = r->first; i < end; i++, src++)
+  const guint32 first = r->first, n = r->n, src = r->src, shift = first - src;
+  memcpy (&sim->what[first], &sim->what[src], n);
+  /* the template's SimHot as set up (state 0: nothing has run yet) */
+  memcpy (&hot[first], &hot[src], sizeof (SimHot) * n);
+  add_u32 (&sim->succ_first[first + 1], si->count, n);
+  /* a stream link within the template, shifted (four at a time: -O2 does not unroll);
+   * the one out of it of each stream's last task (to a task after it, or none yet) is not
+   * the copy's: none until a later task is linked to it. A template precedes its copies
+   * on their stage's streams, so no copy heads a stream. */
+  SimHot *const h = &hot[first];
+  guint32 j = 0;
+  for (; j + 4 <= n; j += 4)
     {
-      SimHot *h = &hot[i];
-      succ_first[i + 1] += count[i];
-      *h = *src;
-      h->next = G_MAXUINT32;
-      h->state = 0;
-      h->head = 0;
-      if (h->recv)
-        {
-          succ_first[prog_task (prog, i)->peer_task + 1]++;
-          sim->ready_at[i] = 0;
-        }
-      /* its (stage, stream), from the template's SimHot rather than the task's
-       * descriptor: a compute task runs on its stage's compute stream (plan/program.c),
-       * the others carry theirs */
-      guint32 slot = h->what < 0 ? (guint32) h->stage * PROG_STREAM_N : h->slot;
-      guint32 prev = stream_last[slot];
-      /* (a template precedes its copies on their stage's streams: prev is set) */
-      SimHot *ph = &hot[prev];
-      ph->next = i;
-      if (prev < r->first)
-        {
-          const ProgTask *t = prog_task (prog, i);
-          h->fuse = stream_fuse (ph, h, prog_task_deps (prog, t), t->n_deps, prev);
-        }
-      stream_last[slot] = i;
+      h[j].next += shift;
+      h[j + 1].next += shift;
+      h[j + 2].next += shift;
+      h[j + 3].next += shift;
     }
-  return end;
+  for (; j < n; j++)
+    h[j].next += shift;
+  for (guint32 k = 0; k < si->n_streams; k++)
+    h[si->last[k]].next = G_MAXUINT32;
+  if (G_UNLIKELY (si->heads))
+    for (j = 0; j < n; j++)
+      h[j].head = 0;
+  for (guint32 k = 0; k < si->n_recv; k++)
+    {
+      guint32 i = first + si->recv[k];
+      sim->succ_first[prog_task (prog, i)->peer_task + 1]++;
+      sim->ready_at[i] = 0;
+    }
+  const guint32 slot0 = (guint32) hot[first].stage * PROG_STREAM_N;
+  for (guint32 k = 0; k < si->n_streams; k++)
+    {
+      const guint32 slot = slot0 + si->stream[k], i = first + si->first[k];
+      const guint32 prev = stream_last[slot];
+      const ProgTask *t = prog_task (prog, i);
+      hot[prev].next = i;
+      hot[i].fuse = stream_fuse (&hot[prev], &hot[i], prog_task_deps (prog, t), t->n_deps,
+                                 prev);
+      stream_last[slot] = first + si->last[k];
+    }
+  return first + n;
 }
 
 /* program_setup's second loop over the tasks of a stamped unit `r`: the successors are
- * filled in as for any task; a compute task's fusion with its successor (SIM_FUSE_COMM),
- * decided where the stage's next compute task is reached, is the template's where that
- * task is in the unit too (the test reads the two tasks, the first one's successor and
- * the second one's dependencies, all in the unit, and those of the template shifted),
- * and a communication task's follower keeps the template's fusion where it is in the
- * unit (its count and this task's successors are the template's); the rest as for any
- * task (program_setup). Returns the task after the unit. */
+ * filled in as for any task. The fusion decisions are the template's, which are final by
+ * now (its tasks and their followers in it were reached), but for the two that reach out
+ * of the unit: a communication stream's first task in the unit, fused with its
+ * predecessor before it (setup_copies; and undone, where needed, when that predecessor
+ * was reached), and the unit's last compute task, whose fusion with its successor
+ * (SIM_FUSE_COMM) is decided where the stage's next compute task is reached. A compute
+ * task's is the template's where that next task is in the unit too (the test reads the two
+ * tasks, the first one's successor and the second one's dependencies, all in the unit,
+ * and those of the template shifted); a communication task's follower in the unit keeps
+ * the template's (its count and the task's successors are the template's). The unit's
+ * first compute task decides for the stage's compute task before it, and each stream's
+ * last task of the unit for its follower, as any task does (program_setup). Returns the
+ * task after the unit. */
 static guint32
-setup_copies_succ (Sim *sim, const ProgStampRun *r, guint32 *fill, guint32 *last_compute)
+setup_copies_succ (Sim *sim, const ProgStampRun *r, const StampInfo *si, guint32 *fill,
+                   guint32 *last_compute)
 {
   const ProgProgram *prog = sim->prog;
   SimHot *const hot = sim->hot;                /* in locals, as in setup_copies */
   guint32 *const succ = sim->succ;
   const guint32 *const succ_first = sim->succ_first;
-  const guint32 end = r->first + r->n, shift = r->first - r->src;
-  for (guint32 i = r->first; i < end; i++)
+  const guint32 first = r->first, n = r->n, end = first + n, src = r->src;
+  /* the template's dependencies in task order, as the loop over tasks takes them (a
+   * dependency at a time rather than a task and its descriptor's list) */
+  guint32 *const fill_u = &fill[first];
+  for (guint32 k = 0; k < si->n_deps; k++)
+    succ[fill_u[si->dep[k]]++] = first + si->dep_of[k];
+  for (guint32 k = 0; k < si->n_recv; k++)
     {
-      const ProgTask *t = prog_task (prog, i);
-      const guint32 *deps = prog_task_deps (prog, t);
-      for (guint32 k = 0; k < t->n_deps; k++)
-        succ[fill[deps[k]]++] = i;
-      if (hot[i].what < 0)
+      guint32 i = first + si->recv[k];
+      succ[fill[prog_task (prog, i)->peer_task]++] = i;
+    }
+  /* the template's decisions, but those of each communication stream's first task and
+   * of the last compute task, kept */
+  guint8 kept[PROG_STREAM_N + 1];
+  for (guint32 k = 0; k < si->n_streams; k++)
+    kept[k] = hot[first + si->first[k]].fuse;
+  if (si->last_compute != G_MAXUINT32)
+    kept[PROG_STREAM_N] = hot[first + si->last_compute].fuse;
+  SimHot *const h = &hot[first];
+  const SimHot *const from = &hot[src];
+  guint32 j = 0;
+  for (; j + 4 <= n; j += 4)
+    {
+      h[j].fuse = from[j].fuse;
+      h[j + 1].fuse = from[j + 1].fuse;
+      h[j + 2].fuse = from[j + 2].fuse;
+      h[j + 3].fuse = from[j + 3].fuse;
+    }
+  for (; j < n; j++)
+    h[j].fuse = from[j].fuse;
+  for (guint32 k = 0; k < si->n_streams; k++)
+    if (si->stream[k] != PROG_STREAM_COMPUTE)
+      hot[first + si->first[k]].fuse = kept[k];
+  if (si->last_compute != G_MAXUINT32)
+    hot[first + si->last_compute].fuse = kept[PROG_STREAM_N];
+  const guint32 slot0 = (guint32) hot[first].stage * PROG_STREAM_N;
+  for (guint32 k = 0; k < si->n_streams; k++)
+    {
+      if (si->stream[k] == PROG_STREAM_COMPUTE)
         {
-          guint32 c = last_compute[t->stage];
-          last_compute[t->stage] = i;
-          if (c != G_MAXUINT32 && c >= r->first)
-            hot[c].fuse = hot[c - shift].fuse;
-          else
-            fuse_comm_test (sim, fill, t, deps, c, i);
+          /* the stage's compute task before the unit, decided where the unit's first is
+           * reached (its successors are before the unit: none of the unit's tasks
+           * depends on a task out of it) */
+          const guint32 i = first + si->first[k];
+          const ProgTask *t = prog_task (prog, i);
+          const guint32 stage = slot0 / PROG_STREAM_N;
+          fuse_comm_test (sim, fill, t, prog_task_deps (prog, t), last_compute[stage], i);
+          last_compute[stage] = first + si->last_compute;
+          continue;
         }
-      else
-        {
-          if (t->kind == PROG_TASK_RECV)
-            succ[fill[t->peer_task]++] = i;
-          guint32 x = hot[i].next;
-          if (x < end)
-            hot[x].fuse = hot[x - shift].fuse;
-          else if (x != G_MAXUINT32 && hot[x].fuse != SIM_NO_FUSE
-                   && succ_first[i + 1] - succ_first[i] != hot[x].fuse)
-            hot[x].fuse = SIM_NO_FUSE;
-        }
+      /* the stream's follower after the unit (program_setup) */
+      const guint32 i = first + si->last[k], x = hot[i].next;
+      if (x != G_MAXUINT32 && hot[x].fuse != SIM_NO_FUSE
+          && succ_first[i + 1] - succ_first[i] != hot[x].fuse)
+        hot[x].fuse = SIM_NO_FUSE;
     }
   return end;
 }
@@ -1278,10 +1414,11 @@ program_setup (Sim *sim)
           }
     }
   g_autofree guint32 *stream_last = g_new (guint32, n_slots);
-  g_autoptr (GHashTable) stamp_all = g_hash_table_new_full (NULL, NULL, NULL, g_free);
-  StampCounts stamp_counts = { stamp_all, { 0 }, { NULL }, 0 };
+  g_autoptr (GHashTable) stamp_all = g_hash_table_new_full (NULL, NULL, NULL,
+                                                            stamp_info_free);
+  StampInfos stamp_infos = { stamp_all, { 0 }, { NULL }, 0 };
   for (guint j = 0; j < STAMP_RECENT; j++)
-    stamp_counts.src[j] = G_MAXUINT32;
+    stamp_infos.src[j] = G_MAXUINT32;
   for (int i = 0; i < n_slots; i++)
     stream_last[i] = sim->stream_first[i] = G_MAXUINT32;
   /* the program's stamped units (plan/program.c): a copy's task i is its template's task
@@ -1295,11 +1432,14 @@ program_setup (Sim *sim)
   const guint n_runs = prog->stamps != NULL ? prog->stamps->len : 0;
   guint run = 0;
   guint32 run_first = n_runs > 0 ? runs[0].first : G_MAXUINT32;
+  /* each run's StampInfo, for the second loop */
+  g_autofree const StampInfo **run_info = g_new (const StampInfo *, n_runs + 1);
   for (guint32 i = 0; i < n; i++)
     {
       if (G_UNLIKELY (i == run_first))
         {
-          i = setup_copies (sim, &runs[run], stream_last, &stamp_counts) - 1;
+          run_info[run] = stamp_info (sim, &stamp_infos, &runs[run]);
+          i = setup_copies (sim, &runs[run], run_info[run], stream_last) - 1;
           run++;
           run_first = run < n_runs ? runs[run].first : G_MAXUINT32;
           continue;
@@ -1401,7 +1541,7 @@ program_setup (Sim *sim)
     {
       if (G_UNLIKELY (i == run_first))
         {
-          i = setup_copies_succ (sim, &runs[run], fill, last_compute) - 1;
+          i = setup_copies_succ (sim, &runs[run], run_info[run], fill, last_compute) - 1;
           run++;
           run_first = run < n_runs ? runs[run].first : G_MAXUINT32;
           continue;
