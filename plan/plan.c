@@ -805,13 +805,7 @@ plan_vpp_unit (int pp, int v, int m, int n, int k, gboolean backward, int *mb)
   n = MAX (n, 1);
   v = MAX (v, 1);
   int n_groups = plan_vpp_group_split (pp, m, n, &last);
-  int group = MIN (k / (n * v), n_groups - 1);
-  int g = group == n_groups - 1 ? last : n;
-  int in_group = k - group * n * v;
-  int c = in_group / g;
-  if (mb != NULL)
-    *mb = group * n + in_group % g;
-  return backward ? v - 1 - c : c;
+  return plan_vpp_unit_split (v, n, n_groups, last, k, backward, mb);
 }
 
 /* "-LABELf.l" for an uneven layer split given on either side (-1: not given, read "x";

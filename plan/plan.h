@@ -745,6 +745,20 @@ int plan_vpp_warmup_group (int pp, int m, int n);
  * backwards visit the chunks in reverse): returns the chunk and stores the micro-batch
  * in *mb (NULL: not stored). */
 int plan_vpp_unit (int pp, int v, int m, int n, int k, gboolean backward, int *mb);
+/* The same with the group split given (n >= 1, v >= 1, n_groups and last from
+ * plan_vpp_group_split), for a caller that asks about every unit of a rank (the
+ * interleaved schedule's build: the split once rather than per unit). */
+static inline int
+plan_vpp_unit_split (int v, int n, int n_groups, int last, int k, gboolean backward, int *mb)
+{
+  int group = MIN (k / (n * v), n_groups - 1);
+  int g = group == n_groups - 1 ? last : n;
+  int in_group = k - group * n * v;
+  int c = in_group / g;
+  if (mb != NULL)
+    *mb = group * n + in_group % g;
+  return backward ? v - 1 - c : c;
+}
 
 /* Canonical short string, e.g. "tp8-cp1-pp16-vpp1-dp128-mbs1-gbs2048-none-1F1B". */
 char *plan_to_string (const Plan *plan);

@@ -80,8 +80,9 @@ typedef struct {
   gint32  recompute_ag, recompute_eag;   /* ZeRO-3: the gathers a recomputed layer's
                                           * forward reads its parameters from (-1 none) */
   GArray *cur_deps;
-  /* elements the tasks and deps arrays hold room for (add_task fills them in place) */
-  guint   tasks_cap, deps_cap;
+  /* elements the tasks and deps arrays hold room for (add_task fills them in place), and
+   * the RECV list (recvs) and the program's stamps (array_append) */
+  guint   tasks_cap, deps_cap, recvs_cap, stamps_cap;
   /* ZeRO-1/2 parameter all-gather ids per layer when overlapped (-1 none) */
   gint32 *param_ag_of_layer;
   double *layer_params_local;
