@@ -1,5 +1,6 @@
 /* sim/simulate.c - the step program on modelled streams, event by event. */
 #include "sim/simulate.h"
+#include "sim/simulate-private.h"
 #include "sim/engine.h"
 #include "util/hugepage.h"
 
@@ -94,11 +95,19 @@ typedef struct {
   guint              n;
   /* the event set: completions keyed (time ps, sequence, task), a 4-ary min-heap; the
    * sequence numbers schedules, so equal times complete in scheduling order, as the
-   * general engine (engine.h) orders them */
-  SimKey128         *heap;
+   * general engine (engine.h) orders them. Its keys are narrow (one guint64: heap) while
+   * they fit, else wide (SimKey128: wheap) to the end of the run (heap_push_slow) */
+  guint64           *heap;
+  SimKey128         *wheap;
   guint32            heap_len, heap_cap;
   gboolean           hole;         /* heap[0] is vacant: a completion is being handled */
   guint32            seq;
+  guint              seq_bits;     /* a narrow key: (time - tbase) << seq_bits | sequence */
+  guint64            seq_mask;     /* 2^seq_bits - 1 */
+  SimTime            tbase;
+  guint64            tlimit;       /* 2^(64 - seq_bits): a narrow key's times are below
+                                    * tbase + tlimit; 0 once wide */
+  guint32           *seq_task;     /* per sequence number: its task (narrow keys) */
   SimTime            now;
   double             now_s;        /* now in seconds */
   double            *ready_at;     /* per RECV: when it became its stream's head */
@@ -141,11 +150,12 @@ typedef struct {
   gboolean           zero3;        /* zero3_program: ZeRO-3 layer collectives cost extra */
   gboolean           watched;      /* sim_simulate_watched: stage 0's compute tasks keep
                                     * their completion events (it pauses on them) */
-  SimKey128          held;         /* the completion of a kernel that holds SMs, just
+  SimTime            held_at;      /* the completion of a kernel that holds SMs, just
                                     * scheduled and not yet in the heap (try_start): a
                                     * compute task that starts in the same handler and
                                     * fuses the kernel after it may absorb it; pushed when
                                     * the completion being handled is done */
+  guint32            held_seq;     /* its sequence number */
   guint32            held_id;      /* its task, G_MAXUINT32: none */
   guint32            stop_id;      /* run_events pauses after this task's completion event
                                     * (G_MAXUINT32: none) */
@@ -373,24 +383,42 @@ task_base_duration (Sim *sim, const ProgTask *t)
  * and a push, and only if it schedules none is the hole filled with the last key. The
  * order of events is that of their keys alone, so the heap's shape changes nothing.
  * The four places after the last key hold the greatest key (HEAP_PAD, which no completion
- * has: its task would be G_MAXUINT32), so that every group of children is whole and
- * the least child is always a tournament, without a loop over a partial last group. */
+ * has), so that every group of children is whole and the least child is always a
+ * tournament, without a loop over a partial last group.
+ *
+ * A key is narrow while it fits: one guint64, (time - tbase) << seq_bits | sequence,
+ * with the task in seq_task[sequence]. A task completes once, so the sequence numbers
+ * stay below n (sim_init takes seq_bits for n + 1: the greatest narrow key has a
+ * sequence number of n or more, which none reaches); the times a key holds are those of
+ * pending completions, at or after now, within 2^(64 - seq_bits) ps of tbase (the main
+ * job's trial of 91,278 tasks: 47 bits, 140 s), and when one is not, tbase moves up to now
+ * (every key less the same, so their order stays). A completion that lies further than
+ * that from now (or a run of more than 2^32 tasks) turns the heap wide: the same keys as
+ * (time, sequence << 32 | task) in an unsigned __int128, to the end of the run. With
+ * 128-bit keys throughout, a level of the walk down cost about 50 instructions (each
+ * key two words to load and compare, an index scaled by 16 in another instruction) and
+ * the heap about a sixth of a prediction; narrow keys: main job m256 36.46 -> 35.38 M
+ * instructions a prediction (callgrind). sim_key_window_log2 cuts the window for tests
+ * (test-program-stamp /sim/event-keys-wide: at 2^8 ps the heap turns wide at the start,
+ * at 2^36 in mid-run; at 2^40 its base moves; every figure the same). */
 #define HEAP_PAD 4
+#define NKEY_MAX G_MAXUINT64
+guint sim_key_window_log2 = 64;
 static inline SimKey128 key_max (void) { return key_make (SIM_TIME_MAX, G_MAXUINT64); }
 
-static inline guint32
-heap_min_child (const SimKey128 *heap, guint32 c)
+G_ALWAYS_INLINE static inline guint32
+nheap_min_child (const guint64 *heap, guint32 c)
 {
   /* a tournament of three compares, which compile to conditional moves */
-  guint32 a = c + key_less (heap[c + 1], heap[c]);
-  guint32 b = c + 2 + key_less (heap[c + 3], heap[c + 2]);
-  return key_less (heap[b], heap[a]) ? b : a;
+  guint32 a = c + (heap[c + 1] < heap[c]);
+  guint32 b = c + 2 + (heap[c + 3] < heap[c + 2]);
+  return heap[b] < heap[a] ? b : a;
 }
 
 /* Puts k into the heap of n keys whose position 0 is vacant. Inlined into its two
  * callers: with a dozen keys pending, the call's own cost was a third of the walk. */
 G_ALWAYS_INLINE static inline void
-heap_settle_root (SimKey128 *heap, guint32 n, SimKey128 k)
+nheap_settle_root (guint64 *heap, guint32 n, guint64 k)
 {
   guint32 i = 0;
   for (;;)
@@ -398,7 +426,34 @@ heap_settle_root (SimKey128 *heap, guint32 n, SimKey128 k)
       guint32 c = 4 * i + 1;
       if (c >= n)
         break;
-      guint32 m = heap_min_child (heap, c);
+      guint32 m = nheap_min_child (heap, c);
+      if (heap[m] >= k)
+        break;
+      heap[i] = heap[m];
+      i = m;
+    }
+  heap[i] = k;
+}
+
+/* The same for wide keys (the heap after heap_widen). */
+static inline guint32
+wheap_min_child (const SimKey128 *heap, guint32 c)
+{
+  guint32 a = c + key_less (heap[c + 1], heap[c]);
+  guint32 b = c + 2 + key_less (heap[c + 3], heap[c + 2]);
+  return key_less (heap[b], heap[a]) ? b : a;
+}
+
+static void
+wheap_settle_root (SimKey128 *heap, guint32 n, SimKey128 k)
+{
+  guint32 i = 0;
+  for (;;)
+    {
+      guint32 c = 4 * i + 1;
+      if (c >= n)
+        break;
+      guint32 m = wheap_min_child (heap, c);
       if (!key_less (heap[m], k))
         break;
       heap[i] = heap[m];
@@ -407,30 +462,98 @@ heap_settle_root (SimKey128 *heap, guint32 n, SimKey128 k)
   heap[i] = k;
 }
 
-/* Inlined into its callers as try_start is (a call per completion scheduled). */
-G_ALWAYS_INLINE static inline void
-heap_push (Sim *sim, SimKey128 k)
+/* Room for one key more (heap_len == heap_cap), the places after it the greatest key. */
+G_NO_INLINE static void
+heap_grow (Sim *sim)
+{
+  guint32 old = sim->heap_cap;
+  sim->heap_cap = MAX (64, sim->heap_cap * 2);
+  if (sim->tlimit == 0)
+    {
+      sim->wheap = g_renew (SimKey128, sim->wheap, sim->heap_cap + HEAP_PAD);
+      for (guint32 j = old; j < sim->heap_cap + HEAP_PAD; j++)
+        sim->wheap[j] = key_max ();
+    }
+  else
+    {
+      sim->heap = g_renew (guint64, sim->heap, sim->heap_cap + HEAP_PAD);
+      for (guint32 j = old; j < sim->heap_cap + HEAP_PAD; j++)
+        sim->heap[j] = NKEY_MAX;
+    }
+}
+
+/* The narrow key k as a wide one. */
+static inline SimKey128
+key_widen (const Sim *sim, guint64 k)
+{
+  guint32 seq = (guint32) (k & sim->seq_mask);
+  return key_make (sim->tbase + (k >> sim->seq_bits),
+                   ((guint64) seq << 32) | sim->seq_task[seq]);
+}
+
+/* The heap's keys, wide from now on (heap_push_slow). */
+static void
+heap_widen (Sim *sim)
+{
+  sim->wheap = g_new (SimKey128, sim->heap_cap + HEAP_PAD);
+  for (guint32 j = 0; j < sim->heap_cap + HEAP_PAD; j++)
+    sim->wheap[j] = j < sim->heap_len && !(j == 0 && sim->hole)
+                      ? key_widen (sim, sim->heap[j]) : key_max ();
+  g_clear_pointer (&sim->heap, g_free);
+  sim->tlimit = 0;
+}
+
+G_NO_INLINE static void
+wheap_push (Sim *sim, SimKey128 k)
 {
   if (sim->hole)
     {
       sim->hole = FALSE;
-      heap_settle_root (sim->heap, sim->heap_len, k);
+      wheap_settle_root (sim->wheap, sim->heap_len, k);
       return;
     }
   if (G_UNLIKELY (sim->heap_len == sim->heap_cap))
-    {
-      gboolean fresh = sim->heap == NULL;
-      sim->heap_cap = MAX (64, sim->heap_cap * 2);
-      sim->heap = g_renew (SimKey128, sim->heap, sim->heap_cap + HEAP_PAD);
-      for (guint32 j = 0; fresh && j < HEAP_PAD; j++)
-        sim->heap[j] = key_max ();
-    }
+    heap_grow (sim);
   guint32 i = sim->heap_len++;
-  sim->heap[sim->heap_len + HEAP_PAD - 1] = key_max ();
   while (i > 0)
     {
       guint32 p = (i - 1) / 4;
-      if (!key_less (k, sim->heap[p]))
+      if (!key_less (k, sim->wheap[p]))
+        break;
+      sim->wheap[i] = sim->wheap[p];
+      i = p;
+    }
+  sim->wheap[i] = k;
+}
+
+static void heap_push_slow (Sim *sim, SimTime at, guint32 seq, guint32 id);
+
+/* Schedules the completion of task `id` at `at` with sequence number `seq`. Inlined into
+ * its callers as try_start is (a call per completion scheduled). */
+G_ALWAYS_INLINE static inline void
+heap_push (Sim *sim, SimTime at, guint32 seq, guint32 id)
+{
+  const guint64 dt = at - sim->tbase;
+  if (G_UNLIKELY (dt >= sim->tlimit))
+    {
+      heap_push_slow (sim, at, seq, id);
+      return;
+    }
+  const guint64 k = (dt << sim->seq_bits) | seq;
+  sim->seq_task[seq] = id;
+  if (sim->hole)
+    {
+      sim->hole = FALSE;
+      nheap_settle_root (sim->heap, sim->heap_len, k);
+      return;
+    }
+  if (G_UNLIKELY (sim->heap_len == sim->heap_cap))
+    heap_grow (sim);
+  guint32 i = sim->heap_len++;
+  while (i > 0)
+    {
+      guint32 p = (i - 1) / 4;
+      if (k >= sim->heap[p])
         break;
       sim->heap[i] = sim->heap[p];
       i = p;
@@ -438,15 +561,49 @@ heap_push (Sim *sim, SimKey128 k)
   sim->heap[i] = k;
 }
 
+/* A key that is not narrow (heap_push): the keys' times taken from now, where that makes
+ * it fit; else the heap turns wide. */
+G_NO_INLINE static void
+heap_push_slow (Sim *sim, SimTime at, guint32 seq, guint32 id)
+{
+  if (sim->tlimit > 0 && sim->now > sim->tbase)
+    {
+      /* now - tbase fits: now is a key's time, or tbase's */
+      const guint64 d = (sim->now - sim->tbase) << sim->seq_bits;
+      for (guint32 j = sim->hole ? 1 : 0; j < sim->heap_len; j++)
+        sim->heap[j] -= d;
+      sim->tbase = sim->now;
+      if (at - sim->tbase < sim->tlimit)
+        {
+          heap_push (sim, at, seq, id);
+          return;
+        }
+    }
+  if (sim->tlimit > 0)
+    heap_widen (sim);
+  wheap_push (sim, key_make (at, ((guint64) seq << 32) | id));
+}
+
 /* Fills the vacant root with the last key. */
 static void
 heap_fill_hole (Sim *sim)
 {
-  SimKey128 last = sim->heap[--sim->heap_len];
-  sim->heap[sim->heap_len] = key_max ();
   sim->hole = FALSE;
-  if (sim->heap_len > 0)
-    heap_settle_root (sim->heap, sim->heap_len, last);
+  --sim->heap_len;
+  if (G_LIKELY (sim->tlimit > 0))
+    {
+      guint64 last = sim->heap[sim->heap_len];
+      sim->heap[sim->heap_len] = NKEY_MAX;
+      if (sim->heap_len > 0)
+        nheap_settle_root (sim->heap, sim->heap_len, last);
+    }
+  else
+    {
+      SimKey128 last = sim->wheap[sim->heap_len];
+      sim->wheap[sim->heap_len] = key_max ();
+      if (sim->heap_len > 0)
+        wheap_settle_root (sim->wheap, sim->heap_len, last);
+    }
 }
 
 /* Whether every task that waits for task k, if any does, is `c` (the absorption in
@@ -466,8 +623,9 @@ heap_push_held (Sim *sim)
 {
   if (sim->held_id != G_MAXUINT32)
     {
+      guint32 id = sim->held_id;
       sim->held_id = G_MAXUINT32;
-      heap_push (sim, sim->held);
+      heap_push (sim, sim->held_at, sim->held_seq, id);
     }
 }
 
@@ -477,8 +635,7 @@ G_ALWAYS_INLINE static inline void
 schedule_done (Sim *sim, guint32 id, SimTime delay)
 {
   SimTime at = sim->now + delay < sim->now ? SIM_TIME_MAX : sim->now + delay;
-  SimKey128 k = key_make (at, ((guint64) sim->seq++ << 32) | id);
-  heap_push (sim, k);
+  heap_push (sim, at, sim->seq++, id);
 }
 
 /* A compute kernel of `base` picoseconds alone that starts now on `stage` while
@@ -700,7 +857,7 @@ try_start (Sim *sim, guint32 id)
           id = x;
           h = xh;
         }
-      SimKey128 k = key_make (end, ((guint64) sim->seq++ << 32) | id);
+      const guint32 seq = sim->seq++;
       if (h->state == 3 && h->sms > 0)
         {
           /* the kernel (and the chain after it, which holds the same SMs) ends then */
@@ -713,11 +870,12 @@ try_start (Sim *sim, guint32 id)
            * stream (SIM_FUSE_COMM) can absorb it (the regather of a backward block's
            * input beside the block's compute) */
           heap_push_held (sim);
-          sim->held = k;
+          sim->held_at = end;
+          sim->held_seq = seq;
           sim->held_id = id;
           return;
         }
-      heap_push (sim, k);
+      heap_push (sim, end, seq, id);
       return;
     }
   schedule_done (sim, id, delay);
@@ -764,12 +922,22 @@ run_events (Sim *sim)
 {
   while (sim->heap_len > 0)
     {
-      SimKey128 k = sim->heap[0];
+      guint32 id;
+      if (G_LIKELY (sim->tlimit > 0))
+        {
+          const guint64 k = sim->heap[0];
+          sim->now = sim->tbase + (k >> sim->seq_bits);
+          id = sim->seq_task[k & sim->seq_mask];
+        }
+      else
+        {
+          const SimKey128 k = sim->wheap[0];
+          sim->now = key_time (k);
+          id = (guint32) key_rest (k);
+        }
       sim->hole = TRUE;
-      sim->now = key_time (k);
       sim->now_s = ps_to_s (sim->now);
       sim->n_fired++;
-      guint32 id = (guint32) key_rest (k);
       on_done (sim, id);
       /* heap_push_held, its push inlined here (once a completion: as a call, to a copy
        * of the push outlined by the compiler, 29,000 a prediction cost a sixth of its
@@ -777,8 +945,9 @@ run_events (Sim *sim)
        * prediction) */
       if (sim->held_id != G_MAXUINT32)
         {
+          guint32 held = sim->held_id;
           sim->held_id = G_MAXUINT32;
-          heap_push (sim, sim->held);
+          heap_push (sim, sim->held_at, sim->held_seq, held);
         }
       if (sim->hole)
         heap_fill_hole (sim);
@@ -1637,6 +1806,8 @@ static void
 sim_clear (Sim *sim)
 {
   g_free (sim->heap);
+  g_free (sim->wheap);
+  g_free (sim->seq_task);
   g_free (sim->what);
   g_free (sim->hot);
   g_free (sim->ready_at);
@@ -1724,6 +1895,16 @@ sim_init (Sim *sim, const ProgProgram *prog, SimCost *cost, const PlanLayout *la
   sim->zero3 = zero3_program (sim);
   sim->held_id = G_MAXUINT32;
   sim->stop_id = G_MAXUINT32;
+  /* narrow keys (heap_push): the fewest bits that hold the sequence numbers 0..n (a
+   * task completes once) */
+  sim->seq_bits = 1;
+  while (sim->seq_bits < 32 && (G_GUINT64_CONSTANT (1) << sim->seq_bits) <= sim->n)
+    sim->seq_bits++;
+  sim->seq_mask = (G_GUINT64_CONSTANT (1) << sim->seq_bits) - 1;
+  sim->tlimit = sim->seq_mask >= sim->n ? G_GUINT64_CONSTANT (1) << (64 - sim->seq_bits) : 0;
+  if (sim_key_window_log2 < 64)
+    sim->tlimit = MIN (sim->tlimit, G_GUINT64_CONSTANT (1) << sim_key_window_log2);
+  sim->seq_task = g_new (guint32, sim->n + 1);
 }
 
 /* Every simulation's set-up: the options (the cluster's defaults for NULL, kept in

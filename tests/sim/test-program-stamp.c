@@ -5,9 +5,11 @@
  * (torch's lock step, Megatron's synchronize after an exchange, DualPipe, CPU offload) are
  * built without stamps; and the simulator, which sets a copy up from its template
  * (sim/simulate.c program_setup), predicts exactly what it predicts for the expanded
- * program, whole step and steady-state path alike. */
+ * program, whole step and steady-state path alike. And the same cases predicted with the
+ * event set's keys wide (sim/simulate.c heap_push) equal those with narrow keys. */
 #include "plan/program-private.h"
 #include "sim/predict.h"
+#include "sim/simulate-private.h"
 
 #include "../plan/plan-flags.h"
 
@@ -238,11 +240,54 @@ test_stamped_predicts_the_same (void)
     }
 }
 
+/* The cases above (whole step and default path) and the main job at 256 micro-batches,
+ * with the narrow keys' window cut to 2^8 ps (the heap wide from the first completion
+ * scheduled), 2^36 (69 ms: the heap's base moved 2,075 times, and wide in mid-run in two
+ * of them) and 2^40 (narrow throughout, its base moved 95 times), against the uncut
+ * window. */
+static void
+test_event_keys_wide (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (TopoCluster) cluster = topo_cluster_lookup ("h100-24k", &error);
+  g_assert_no_error (error);
+  static const guint windows[] = { 8, 36, 40 };
+  for (guint i = 0; i <= G_N_ELEMENTS (cases); i++)
+    {
+      const StampCase *c = &cases[i < G_N_ELEMENTS (cases) ? i : 7];
+      g_autofree char *flags = i < G_N_ELEMENTS (cases)
+                                 ? g_strdup (c->flags)
+                                 : g_strconcat (c->flags, " --gbs 32768", NULL);
+      g_autoptr (ModelSpec) model = model_spec_lookup (c->model, &error);
+      g_assert_no_error (error);
+      Plan plan;
+      resolve (model, cluster, flags, c->p2p_sync, c->zero2_grad_sync, &plan);
+      for (int full = 0; full < 2; full++)
+        {
+          SimOptions opts;
+          sim_options_init (&opts, cluster);
+          opts.full_simulation = full;
+          g_autoptr (SimPrediction) narrow = sim_predict (model, &plan, cluster, &opts, &error);
+          g_assert_no_error (error);
+          for (guint w = 0; w < G_N_ELEMENTS (windows); w++)
+            {
+              sim_key_window_log2 = windows[w];
+              g_autoptr (SimPrediction) cut = sim_predict (model, &plan, cluster, &opts, &error);
+              sim_key_window_log2 = 64;
+              g_assert_no_error (error);
+              assert_same_result (flags, narrow->result, cut->result);
+            }
+        }
+      plan_clear (&plan);
+    }
+}
+
 int
 main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/plan/program/stamped-equals-expanded", test_stamped_equals_expanded);
   g_test_add_func ("/sim/stamped-predicts-the-same", test_stamped_predicts_the_same);
+  g_test_add_func ("/sim/event-keys-wide", test_event_keys_wide);
   return g_test_run ();
 }
