@@ -393,12 +393,14 @@ task_base_duration (Sim *sim, const ProgTask *t)
  * pending completions, at or after now, within 2^(64 - seq_bits) ps of tbase (the main
  * job's trial of 91,278 tasks: 47 bits, 140 s), and when one is not, tbase moves up to now
  * (every key less the same, so their order stays). A completion that lies further than
- * that from now (or a run of more than 2^32 tasks) turns the heap wide: the same keys as
- * (time, sequence << 32 | task) in an unsigned __int128, to the end of the run. With
+ * that from now turns the heap wide: the same keys as (time, sequence << 32 | task) in an
+ * unsigned __int128, to the end of the run (a program of one stage starts wide:
+ * run_events). With
  * 128-bit keys throughout, a level of the walk down cost about 50 instructions (each
  * key two words to load and compare, an index scaled by 16 in another instruction) and
  * the heap about a sixth of a prediction; narrow keys: main job m256 36.46 -> 35.38 M
- * instructions a prediction (callgrind). sim_key_window_log2 cuts the window for tests
+ * instructions a prediction (callgrind; 35.20 M with run_events' two loops).
+ * sim_key_window_log2 cuts the window for tests
  * (test-program-stamp /sim/event-keys-wide: at 2^8 ps the heap turns wide at the start,
  * at 2^36 in mid-run; at 2^40 its base moves; every figure the same). */
 #define HEAP_PAD 4
@@ -444,7 +446,7 @@ wheap_min_child (const SimKey128 *heap, guint32 c)
   return key_less (heap[b], heap[a]) ? b : a;
 }
 
-static void
+G_ALWAYS_INLINE static inline void
 wheap_settle_root (SimKey128 *heap, guint32 n, SimKey128 k)
 {
   guint32 i = 0;
@@ -503,8 +505,8 @@ heap_widen (Sim *sim)
   sim->tlimit = 0;
 }
 
-G_NO_INLINE static void
-wheap_push (Sim *sim, SimKey128 k)
+G_ALWAYS_INLINE static inline void
+wheap_push_inline (Sim *sim, SimKey128 k)
 {
   if (sim->hole)
     {
@@ -526,13 +528,26 @@ wheap_push (Sim *sim, SimKey128 k)
   sim->wheap[i] = k;
 }
 
+G_NO_INLINE static void
+wheap_push (Sim *sim, SimKey128 k)
+{
+  wheap_push_inline (sim, k);
+}
+
 static void heap_push_slow (Sim *sim, SimTime at, guint32 seq, guint32 id);
 
 /* Schedules the completion of task `id` at `at` with sequence number `seq`. Inlined into
- * its callers as try_start is (a call per completion scheduled). */
+ * its callers as try_start is (a call per completion scheduled), twice: `narrow` (a
+ * constant there) says which kind of key the event loop's copy takes (run_events); the
+ * narrow one's is right for a wide heap too, through heap_push_slow. */
 G_ALWAYS_INLINE static inline void
-heap_push (Sim *sim, SimTime at, guint32 seq, guint32 id)
+heap_push (Sim *sim, SimTime at, guint32 seq, guint32 id, const gboolean narrow)
 {
+  if (!narrow)
+    {
+      wheap_push_inline (sim, key_make (at, ((guint64) seq << 32) | id));
+      return;
+    }
   const guint64 dt = at - sim->tbase;
   if (G_UNLIKELY (dt >= sim->tlimit))
     {
@@ -540,11 +555,15 @@ heap_push (Sim *sim, SimTime at, guint32 seq, guint32 id)
       return;
     }
   const guint64 k = (dt << sim->seq_bits) | seq;
+  /* the heap's fields read before the store to seq_task, which may alias them */
+  guint64 *const heap = sim->heap;
+  const guint32 len = sim->heap_len;
+  const gboolean hole = sim->hole;
   sim->seq_task[seq] = id;
-  if (sim->hole)
+  if (hole)
     {
       sim->hole = FALSE;
-      nheap_settle_root (sim->heap, sim->heap_len, k);
+      nheap_settle_root (heap, len, k);
       return;
     }
   if (G_UNLIKELY (sim->heap_len == sim->heap_cap))
@@ -575,7 +594,7 @@ heap_push_slow (Sim *sim, SimTime at, guint32 seq, guint32 id)
       sim->tbase = sim->now;
       if (at - sim->tbase < sim->tlimit)
         {
-          heap_push (sim, at, seq, id);
+          heap_push (sim, at, seq, id, TRUE);
           return;
         }
     }
@@ -585,12 +604,12 @@ heap_push_slow (Sim *sim, SimTime at, guint32 seq, guint32 id)
 }
 
 /* Fills the vacant root with the last key. */
-static void
-heap_fill_hole (Sim *sim)
+G_ALWAYS_INLINE static inline void
+heap_fill_hole (Sim *sim, const gboolean narrow)
 {
   sim->hole = FALSE;
   --sim->heap_len;
-  if (G_LIKELY (sim->tlimit > 0))
+  if (narrow && G_LIKELY (sim->tlimit > 0))
     {
       guint64 last = sim->heap[sim->heap_len];
       sim->heap[sim->heap_len] = NKEY_MAX;
@@ -618,24 +637,24 @@ held_waiters_after (const Sim *sim, guint32 k, guint32 c)
 }
 
 /* Pushes the held completion (try_start), if any. */
-static inline void
-heap_push_held (Sim *sim)
+G_ALWAYS_INLINE static inline void
+heap_push_held (Sim *sim, const gboolean narrow)
 {
   if (sim->held_id != G_MAXUINT32)
     {
       guint32 id = sim->held_id;
       sim->held_id = G_MAXUINT32;
-      heap_push (sim, sim->held_at, sim->held_seq, id);
+      heap_push (sim, sim->held_at, sim->held_seq, id, narrow);
     }
 }
 
 /* Schedules the completion of `id` after `d` seconds, as sim_engine_schedule would
  * (rounded to picoseconds, saturating). */
 G_ALWAYS_INLINE static inline void
-schedule_done (Sim *sim, guint32 id, SimTime delay)
+schedule_done (Sim *sim, guint32 id, SimTime delay, const gboolean narrow)
 {
   SimTime at = sim->now + delay < sim->now ? SIM_TIME_MAX : sim->now + delay;
-  heap_push (sim, at, sim->seq++, id);
+  heap_push (sim, at, sim->seq++, id, narrow);
 }
 
 /* A compute kernel of `base` picoseconds alone that starts now on `stage` while
@@ -735,7 +754,7 @@ sms_shared_delay_many (Sim *sim, guint stage, SimTime base)
 /* Inlined into its callers (on_done's two, the set-up's): as a call it took a sixteenth
  * of the event loop's time (bench-predict, main job). */
 G_ALWAYS_INLINE static inline void
-try_start (Sim *sim, guint32 id)
+try_start (Sim *sim, guint32 id, const gboolean narrow)
 {
   SimHot *h = &sim->hot[id];
   if (h->state != 0 || h->pending > 0 || !h->head)
@@ -869,20 +888,20 @@ try_start (Sim *sim, guint32 id)
            * that a compute task that starts with it and fuses the next kernel of its
            * stream (SIM_FUSE_COMM) can absorb it (the regather of a backward block's
            * input beside the block's compute) */
-          heap_push_held (sim);
+          heap_push_held (sim, narrow);
           sim->held_at = end;
           sim->held_seq = seq;
           sim->held_id = id;
           return;
         }
-      heap_push (sim, end, seq, id);
+      heap_push (sim, end, seq, id, narrow);
       return;
     }
-  schedule_done (sim, id, delay);
+  schedule_done (sim, id, delay, narrow);
 }
 
-static void
-on_done (Sim *sim, guint32 id)
+G_ALWAYS_INLINE static inline void
+on_done (Sim *sim, guint32 id, const gboolean narrow)
 {
   double now = sim->now_s;
   SimHot *h = &sim->hot[id];
@@ -906,25 +925,34 @@ on_done (Sim *sim, guint32 id)
       nh->head = 1;
       if (nh->recv)
         sim->ready_at[h->next] = now;
-      try_start (sim, h->next);
+      try_start (sim, h->next, narrow);
     }
   for (guint32 i = sim->succ_first[id]; i < sim->succ_first[id + 1]; i++)
     {
       guint32 s = sim->succ[i];
       if (--sim->hot[s].pending == 0)
-        try_start (sim, s);
+        try_start (sim, s, narrow);
     }
 }
 
-/* Fires completions in (time, sequence) order until none is left. */
-static void
-run_events (Sim *sim)
+/* Fires completions in (time, sequence) order until none is left, or until the heap turns
+ * wide (returns TRUE) where `narrow`. The loop is compiled twice, for narrow and for wide
+ * keys (a constant here), so that neither tests the kind of key at each push and pop. A
+ * program of one stage, whose heap holds a key or two, starts wide (sim_init): there the
+ * narrow keys' decoding (a shift, a mask, and the task's look-up, a load the next ones
+ * wait for) costs more than the walks it saves (bench-predict llama3-8b TP1 DP64: 509.9 ->
+ * 517.6 K instructions a prediction with narrow keys and one loop testing the kind, 3-5%
+ * more time; 512.1 K so). Main job m256: 35.38 -> 35.20 M with the two loops. */
+G_ALWAYS_INLINE static inline gboolean
+events_loop (Sim *sim, const gboolean narrow)
 {
   while (sim->heap_len > 0)
     {
       guint32 id;
-      if (G_LIKELY (sim->tlimit > 0))
+      if (narrow)
         {
+          if (G_UNLIKELY (sim->tlimit == 0))
+            return TRUE;
           const guint64 k = sim->heap[0];
           sim->now = sim->tbase + (k >> sim->seq_bits);
           id = sim->seq_task[k & sim->seq_mask];
@@ -938,7 +966,7 @@ run_events (Sim *sim)
       sim->hole = TRUE;
       sim->now_s = ps_to_s (sim->now);
       sim->n_fired++;
-      on_done (sim, id);
+      on_done (sim, id, narrow);
       /* heap_push_held, its push inlined here (once a completion: as a call, to a copy
        * of the push outlined by the compiler, 29,000 a prediction cost a sixth of its
        * settle in saving and reloading; main job m256: 42.05 -> 41.50 M instructions a
@@ -947,13 +975,22 @@ run_events (Sim *sim)
         {
           guint32 held = sim->held_id;
           sim->held_id = G_MAXUINT32;
-          heap_push (sim, sim->held_at, sim->held_seq, held);
+          heap_push (sim, sim->held_at, sim->held_seq, held, narrow);
         }
       if (sim->hole)
-        heap_fill_hole (sim);
+        heap_fill_hole (sim, narrow);
       if (G_UNLIKELY (id == sim->stop_id))
         break;                   /* a pause (sim_simulate_watched); the loop resumes */
     }
+  return FALSE;
+}
+
+static void
+run_events (Sim *sim)
+{
+  if (sim->tlimit > 0 && !events_loop (sim, TRUE))
+    return;
+  events_loop (sim, FALSE);
 }
 
 void
@@ -1761,8 +1798,8 @@ program_setup (Sim *sim)
   for (int slot = 0; slot < n_slots; slot++)
     if (sim->stream_first[slot] != G_MAXUINT32)
       {
-        try_start (sim, sim->stream_first[slot]);
-        heap_push_held (sim);
+        try_start (sim, sim->stream_first[slot], TRUE);
+        heap_push_held (sim, TRUE);
       }
 }
 
@@ -1901,7 +1938,9 @@ sim_init (Sim *sim, const ProgProgram *prog, SimCost *cost, const PlanLayout *la
   while (sim->seq_bits < 32 && (G_GUINT64_CONSTANT (1) << sim->seq_bits) <= sim->n)
     sim->seq_bits++;
   sim->seq_mask = (G_GUINT64_CONSTANT (1) << sim->seq_bits) - 1;
-  sim->tlimit = sim->seq_mask >= sim->n ? G_GUINT64_CONSTANT (1) << (64 - sim->seq_bits) : 0;
+  /* (wide from the start for a program of one stage: run_events) */
+  sim->tlimit = sim->seq_mask >= sim->n && prog->n_stages > 1
+                  ? G_GUINT64_CONSTANT (1) << (64 - sim->seq_bits) : 0;
   if (sim_key_window_log2 < 64)
     sim->tlimit = MIN (sim->tlimit, G_GUINT64_CONSTANT (1) << sim_key_window_log2);
   sim->seq_task = g_new (guint32, sim->n + 1);
