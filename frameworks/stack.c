@@ -1008,8 +1008,8 @@ names_year_from_2023 (const char *t)
 /* A version numbered by year and month from 2023 on ("Megatron-LM v23.08", "Megatron-LM
  * 24.01": NVIDIA's YY.MM numbering, as its NGC containers have; Megatron-LM's releases
  * before Megatron-Core were v1.x-v3.0.x), read as a year from 2023 is; not inside a longer
- * number ("2205.05198", "1.23.08"), and the month 01-12. A "22.xx" is of 2022, as a year
- * 2022 is. */
+ * number ("2205.05198", "1.23.08") nor a date's DD.MM ("23.10.2021"), and the month
+ * 01-12. A "22.xx" is of 2022, as a year 2022 is. */
 static gboolean
 names_release_from_2023 (const char *t)
 {
@@ -1022,6 +1022,10 @@ names_release_from_2023 (const char *t)
         continue;
       if (!(g_ascii_isdigit (q[0]) && g_ascii_isdigit (q[1]) && q[2] == '.'
             && g_ascii_isdigit (q[3]) && g_ascii_isdigit (q[4]) && !g_ascii_isdigit (q[5])))
+        continue;
+      /* a date's day and month, DD.MM.YYYY ("commit of 23.10.2021", "24.05.2022
+       * checkout"), is no YY.MM: its year is read as a year (it read megatron-core) */
+      if (q[5] == '.' && g_ascii_isdigit (q[6]))
         continue;
       int year = (q[0] - '0') * 10 + (q[1] - '0'), month = (q[3] - '0') * 10 + (q[4] - '0');
       if (year >= 23 && month >= 1 && month <= 12)

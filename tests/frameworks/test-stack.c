@@ -531,6 +531,11 @@ test_text (void)
     { "Megatron-LM 1.23.08", "megatron-lm-2021" },
     { "Megatron-LM v23.13", "megatron-lm-2021" },
     { "Megatron-LM v3.0", "megatron-lm-2021" },
+    /* a DD.MM.YYYY date is no YY.MM version: its year dates it (both read megatron-core) */
+    { "Megatron-LM (commit of 23.10.2021)", "megatron-lm-2021" },
+    { "Megatron-LM, 24.05.2022 checkout", "megatron-lm-2021" },
+    { "Megatron-LM (checkout 2022-05-24)", "megatron-lm-2021" },
+    { "Megatron-LM (commit of 23.10.2024)", "megatron-core" },
     /* the name alone, however it is introduced: the 2021-22 code (a row naming the
      * distributed optimizer is moved by the mapping: tests/results/test-mapping.c) */
     { "NVIDIA Megatron-LM", "megatron-lm-2021" },
