@@ -2354,17 +2354,20 @@ hsdp_in_words (const char *t)
 }
 
 /* A sharding group stated as a number of GPUs: "parameters sharded across 128 GPUs",
- * "sharded over 64 devices", "partitioned across 16 ranks", "within the 8 GPUs of a node"
- * (after "sharded" / "shards" / "partitioned" + "across" / "over" / "among", or after
- * "within", an optional "the", the number, then "GPU" / "device" / "rank"): N; 0 when
- * none. "across all 128 GPUs" says the whole group, no sub-group: 0. */
+ * "sharded over 64 devices", "partitioned across 16 ranks", "sharded within the 8 GPUs of
+ * a node" (after "sharded" / "shards" / "partitioned" + "across" / "over" / "among" /
+ * "within", an optional "the", the number, then "GPU(s)" / "device(s)" / "rank(s)" as a
+ * word): N; 0 when none. "across all 128 GPUs" says the whole group, no sub-group: 0.
+ * "within" alone is no sharding phrase ("FSDP, TP within the 4 GPUs" read a group of 4),
+ * nor is a duration ("ZeRO-3 (trained within 2 GPU-days)" read a group of 2). */
 static int
 shard_gpus_in (const char *t)
 {
   static const char *const keys[] = { "sharded across ", "sharded over ", "sharded among ",
-                                      "shards across ", "shards over ", "shard across ",
-                                      "partitioned across ", "partitioned over ", "within ",
-                                      NULL };
+                                      "sharded within ", "shards across ", "shards over ",
+                                      "shards within ", "shard across ", "shard within ",
+                                      "partitioned across ", "partitioned over ",
+                                      "partitioned within ", NULL };
   static const char *const units[] = { "gpu", "device", "rank", NULL };
   g_autofree char *low = g_ascii_strdown (t, -1);
   for (guint i = 0; keys[i] != NULL; i++)
@@ -2381,7 +2384,13 @@ shard_gpus_in (const char *t)
           end++;
         for (guint u = 0; units[u] != NULL; u++)
           if (g_str_has_prefix (end, units[u]) && n > 0)
-            return (int) MIN (n, G_MAXINT);
+            {
+              const char *w = end + strlen (units[u]);
+              if (*w == 's')
+                w++;
+              if (!g_ascii_isalnum (*w) && *w != '-')   /* not "GPU-days" */
+                return (int) MIN (n, G_MAXINT);
+            }
       }
   return 0;
 }
@@ -4341,21 +4350,29 @@ map_plan (ResPublishedCase *c, const ResCsv *csv, guint row, gint64 global_batch
                      get (csv, row, "notes"), get (csv, row, "source"), (int) pp,
                      &p->sharding, &hsdp_shard, &group_gpus))
     return FALSE;
-  /* A group stated in GPUs ("sharded across 128 GPUs") counts data-parallel ranks of tp x
-   * cp GPUs each (TP and CP take the innermost devices) */
+  /* A group stated in GPUs ("sharded across 128 GPUs") counts model replicas of tp x cp x
+   * pp GPUs each (TP and CP take the innermost devices; a data-parallel rank of every
+   * stage): 512 GPUs at tp 4, pp 8 are dp 16 ranks, the whole DP group, zero3 (it was
+   * skipped, 512 / (tp x cp) = 128 not dividing dp 16). A group of all of DP or more is
+   * zero3 over DP. */
   if (group_gpus > 0 && p->sharding == PLAN_SHARD_HSDP)
     {
       g_autofree char *zs = g_strstrip (g_strdup (get (csv, row, "zero_stage_or_fsdp")));
-      if (group_gpus % (tp * cp) != 0)
+      g_autofree char *stages = pp > 1 ? g_strdup_printf (" x pp %" G_GINT64_FORMAT, pp)
+                                       : g_strdup ("");
+      if (group_gpus >= dp * tp * cp * pp)
+        hsdp_shard = (int) dp;
+      else if (group_gpus % (tp * cp * pp) != 0)
         return skip (c, "zero_stage_or_fsdp '%s': a shard group of %d GPUs does not hold "
                      "whole data-parallel ranks of tp %" G_GINT64_FORMAT " x cp %"
-                     G_GINT64_FORMAT " GPUs", zs, group_gpus, tp, cp);
-      hsdp_shard = (int) (group_gpus / (tp * cp));
+                     G_GINT64_FORMAT "%s GPUs", zs, group_gpus, tp, cp, stages);
+      else
+        hsdp_shard = (int) (group_gpus / (tp * cp * pp));
     }
   /* ZeRO-1 / ZeRO-2 over a group the cell states that is not the data-parallel group:
    * no plan shards them over a sub-group, so the row is read over all of DP, saying so */
   if ((p->sharding == PLAN_SHARD_ZERO1 || p->sharding == PLAN_SHARD_ZERO2)
-      && ((group_gpus > 0 && group_gpus != dp * tp * cp) || (hsdp_shard > 0 && hsdp_shard != dp)))
+      && ((group_gpus > 0 && group_gpus != dp * tp * cp * pp) || (hsdp_shard > 0 && hsdp_shard != dp)))
     c->sharding_why = p->sharding == PLAN_SHARD_ZERO1
                         ? "its stated group is not the data-parallel group: ZeRO-1 over a "
                           "sub-group is not modelled, read over all of DP"

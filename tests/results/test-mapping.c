@@ -660,6 +660,11 @@ test_sharding (void)
     { "MiCS, sharded across 12 GPUs", 64, 1, 0, 0, "shard group 12 does not divide dp 64" },
     { "MiCS, sharded across 6 GPUs", 64, 4, 0, 0,
       "a shard group of 6 GPUs does not hold whole data-parallel ranks of tp 4 x cp 1 GPUs" },
+    /* only a number of the sharding phrase is a group: "TP within the 4 GPUs" (none, a
+     * group of 1 rank at tp 4) and a duration "within 2 GPU-days" (hsdp of 2) are not */
+    { "FSDP, TP within the 4 GPUs", 64, 4, PLAN_SHARD_ZERO3, 0, NULL },
+    { "ZeRO-3 (trained within 2 GPU-days)", 64, 1, PLAN_SHARD_ZERO3, 0, NULL },
+    { "ZeRO-3, sharded within 8 GPU-hours", 64, 1, PLAN_SHARD_ZERO3, 0, NULL },
   };
   for (guint i = 0; i < G_N_ELEMENTS (sg); i++)
     {
@@ -675,6 +680,32 @@ test_sharding (void)
              || h->plan.hsdp_shard_size != sg[i].group))
         g_error ("'%s' on %d GPUs at tp %d: ready %d, sharding %d, group %d (%s)", sg[i].text,
                  sg[i].gpus, sg[i].tp, h->ready, h->plan.sharding, h->plan.hsdp_shard_size,
+                 h->skip_reason ? h->skip_reason : "");
+    }
+  /* Under PP a group in GPUs counts model replicas of tp x cp x pp GPUs: 512 GPUs at tp 4,
+   * pp 8 are all 16 DP ranks, zero3 (it was skipped, "shard group 128 does not divide dp
+   * 16"); 256 of them are groups of 8 ranks; a group that splits a replica is skipped. */
+  static const struct { const char *text; PlanSharding want; int group; } sp[] = {
+    { "ZeRO-3, parameters sharded across 512 GPUs", PLAN_SHARD_ZERO3, 16 },
+    { "ZeRO-3, parameters sharded across 1024 GPUs", PLAN_SHARD_ZERO3, 16 },
+    { "ZeRO-3, parameters sharded across 256 GPUs", PLAN_SHARD_HSDP, 8 },
+    { "ZeRO-3, parameters sharded across 16 GPUs", 0, 0 },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (sp); i++)
+    {
+      g_autofree char *text = g_strdup_printf (
+        "row_id,model,gpu_type,n_gpus,n_layers,hidden,n_heads,vocab,seq_len,tp,pp,"
+        "zero_stage_or_fsdp,framework,global_batch,step_time_s\n"
+        "1,GPT,H100-SXM-80GB,512,16,1024,16,16384,1024,4,8,\"%s\",torchtitan,2048,1.0\n",
+        sp[i].text);
+      g_autoptr (ResPublishedCase) h = case_of (text);
+      if (sp[i].want == 0
+          ? (h->ready || h->skip_reason == NULL
+             || strstr (h->skip_reason, "tp 4 x cp 1 x pp 8 GPUs") == NULL)
+          : (!h->ready || h->plan.sharding != sp[i].want
+             || h->plan.hsdp_shard_size != sp[i].group))
+        g_error ("'%s' on 512 GPUs at tp 4, pp 8: ready %d, sharding %d, group %d (%s)",
+                 sp[i].text, h->ready, h->plan.sharding, h->plan.hsdp_shard_size,
                  h->skip_reason ? h->skip_reason : "");
     }
   /* torch's ZeroRedundancyOptimizer shards the optimizer states over DP: zero1 (it was not
