@@ -2726,12 +2726,14 @@ titan_degree (const char *low, const char *long_key, const char *short_key)
 /* The sharding schemes' names, lower case: their mentions said off are blanked before the
  * rules read the cell (blank_negated). FSDP's own names first (a cell that says only these
  * off says FSDP off, not sharding: map_sharding), then the others (ZeRO, hybrid sharding,
- * MiCS, FSDP's SHARD_GRAD_OP mode). */
+ * MiCS, FSDP's SHARD_GRAD_OP mode, torch's ZeroRedundancyOptimizer: "DDP
+ * (ZeroRedundancyOptimizer disabled)" and "ZeroRedundancyOptimizer off" are none, where
+ * they read zero1). */
 static const char *const fsdp_keys[] = {
   "fsdp", "full shard", "full_shard", "fully shard", "fully_shard", NULL };
 static const char *const other_sharding_keys[] = {
   "hsdp", "zero", "hybrid_shard", "hybrid shard", "hybrid-shard", "shard_grad_op", "mics",
-  NULL };
+  "zeroredundancyoptimizer", NULL };
 
 /* An empty sharding cell (or one that says it is not stated): the distributed optimizer
  * (zero1) where the row names NeMo or Megatron-Core or its notes quote

@@ -717,6 +717,12 @@ test_sharding (void)
   static const struct { const char *text, *framework; PlanSharding want; const char *why; } zg[] = {
     { "torch ZeroRedundancyOptimizer", "PyTorch", PLAN_SHARD_ZERO1, "ZeroRedundancyOptimizer" },
     { "DDP + ZeroRedundancyOptimizer", "PyTorch", PLAN_SHARD_ZERO1, "ZeroRedundancyOptimizer" },
+    /* ... said off, no sharding (these read zero1) */
+    { "DDP (ZeroRedundancyOptimizer disabled)", "PyTorch", PLAN_SHARD_NONE, NULL },
+    { "ZeroRedundancyOptimizer off", "PyTorch", PLAN_SHARD_NONE, NULL },
+    { "ZeroRedundancyOptimizer: false", "PyTorch", PLAN_SHARD_NONE, NULL },
+    { "ZeroRedundancyOptimizer (not used)", "PyTorch", PLAN_SHARD_NONE, NULL },
+    { "no ZeroRedundancyOptimizer", "DeepSpeed", PLAN_SHARD_NONE, NULL },
     { "zero1=8 (within the 8 GPUs of a node)", "DeepSpeed", PLAN_SHARD_ZERO1,
       "ZeRO-1 over a sub-group is not modelled, read over all of DP" },
     { "zero1=8", "DeepSpeed", PLAN_SHARD_ZERO1,
