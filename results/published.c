@@ -2461,8 +2461,10 @@ shard_gpus_in (const char *t)
  *                     sharding named as the mode ("FSDP2 (full shard)", "FULL_SHARD",
  *                     "ZeRO-3") is zero3 over a stack's default (nemo-automodel's False),
  *                     though not under PP on a stack that keeps parameters there;
- *  FSDP2's reshard_after_forward stated ("=False", ": true", " false") -> zero2 / zero3
- *                     whatever the stack's default, and alone it names FSDP2;
+ *  FSDP2's reshard_after_forward stated ("=False", ": true", " false"; in words "no
+ *                     reshard after forward", "not resharded after forward", "no FSDP
+ *                     resharding": False) -> zero2 / zero3 whatever the stack's default or
+ *                     a full shard named, and alone it names FSDP2;
  *  torchtitan degrees -> "dp_shard=N" / "data_parallel_shard_degree N" with
  *                     "dp_replicate=R" / "data_parallel_replicate_degree R" (shard
  *                     unstated: -1, its default, the ranks left): R > 1 and shard != 1
@@ -2636,6 +2638,32 @@ reshard_after_forward_in (const char *text)
         return 1;
       if (g_str_has_prefix (q, "false") || (q[0] == '0' && !g_ascii_isdigit (q[1])))
         return 0;
+    }
+  /* ... or said off in words: "no reshard after forward", "params not resharded after
+   * forward", "without resharding after the forward" (these read as full shard's zero3),
+   * "no FSDP resharding" (FSDP said off: the stack's default): 0 */
+  static const char *const neg[] = { "no ", "not ", "without ", "never " };
+  for (const char *p = strstr (t, "reshard"); p != NULL; p = strstr (p + 1, "reshard"))
+    {
+      if (p[7] == '_')
+        continue;   /* reshard_after_forward, above */
+      const char *q = p + 7;
+      while (g_ascii_isalpha (*q))
+        q++;
+      gboolean after_fwd = g_str_has_prefix (q, " after forward")
+                           || g_str_has_prefix (q, " after the forward");
+      const char *w = p;
+      if ((gsize) (p - t) >= 5 && strncmp (p - 5, "fsdp ", 5) == 0)
+        w = p - 5;   /* "no FSDP resharding" */
+      if (!after_fwd && w == p)
+        continue;    /* "no reshard" alone: of what is not said */
+      for (guint i = 0; i < G_N_ELEMENTS (neg); i++)
+        {
+          gsize b = strlen (neg[i]);
+          if ((gsize) (w - t) >= b && strncmp (w - b, neg[i], b) == 0
+              && (w - t == (gssize) b || !g_ascii_isalnum (w[-(gssize) b - 1])))
+            return 0;
+        }
     }
   return -1;
 }
@@ -2926,6 +2954,10 @@ map_sharding (ResPublishedCase *c, const char *text, const char *framework, cons
                  "DeepSpeed's zero_optimization.stage defaults to 0, ZeRO off (hint: write "
                  "the stage the run used, 'ZeRO-1', 'ZeRO-2' or 'ZeRO-3', or 'none' to "
                  "predict it unsharded)", shown);
+  else if (fsdp_off && !other_off && reshard_after_forward_in (text) == 0)
+    /* "no FSDP resharding": the "no" is the resharding's, FSDP without resharding after
+     * the forward (it read as FSDP off, the stack's default) */
+    *out = PLAN_SHARD_ZERO2;
   else if (fsdp_off && !other_off)
     {
       /* FSDP said off and nothing else said ("no FSDP", "FSDP off", "FSDP = 0", "0 (no

@@ -318,6 +318,12 @@ test_sharding (void)
     { "no FSDP, no distributed optimizer", "NeMo 24.07", 1, PLAN_SHARD_NONE },
     { "FSDP 0, use_distributed_optimizer=False", "NeMo 24.07", 1, PLAN_SHARD_NONE },
     { "no FSDP (DDP)", "Megatron-Core r0.8.0", 1, PLAN_SHARD_NONE },
+    /* "no FSDP resharding" says FSDP on, without resharding after the forward: zero2 (it
+     * read as FSDP off, zero1) */
+    { "no FSDP resharding", "NeMo 24.07", 1, PLAN_SHARD_ZERO2 },
+    { "no FSDP resharding", "Megatron-Core r0.8.0", 1, PLAN_SHARD_ZERO2 },
+    { "no FSDP resharding", "PyTorch", 1, PLAN_SHARD_ZERO2 },
+    { "FSDP, no reshard after forward", "PyTorch", 1, PLAN_SHARD_ZERO2 },
     { "no ZeRO", "NeMo 24.07", 1, PLAN_SHARD_NONE },
     { "ZeRO-0", "Megatron-Core r0.8.0", 1, PLAN_SHARD_NONE },
     { "ZeRO 0", "NeMo 24.07", 1, PLAN_SHARD_NONE },
@@ -3366,6 +3372,12 @@ test_automodel_stack (void)
     { "FSDP2 (fully_shard)", PLAN_SHARD_ZERO2 },
     /* the stated argument wins over the named mode */
     { "FSDP2 (full shard, reshard_after_forward=False)", PLAN_SHARD_ZERO2 },
+    /* ... and so does no reshard after the forward said in words (these read zero3, the
+     * full shard named) */
+    { "FSDP2 (full shard of optimizer and grads; params not resharded after forward)",
+      PLAN_SHARD_ZERO2 },
+    { "FSDP2 full-shard, no reshard after forward", PLAN_SHARD_ZERO2 },
+    { "FULL_SHARD, without resharding after the forward", PLAN_SHARD_ZERO2 },
     /* SHARD_GRAD_OP is zero2 whatever the stack */
     { "SHARD_GRAD_OP", PLAN_SHARD_ZERO2 },
   };
