@@ -2412,7 +2412,10 @@ shard_gpus_in (const char *t)
  *                     FSDP)"): FSDP is off, not the distributed optimizer, so the empty
  *                     cell's reading where that is zero1 (nemo, megatron-core, deepspeed;
  *                     the explain line says so), none where it is FSDP (pytorch-fsdp,
- *                     torchtitan, LitGPT, meta-llama3) or none (megatron-lm-2021);
+ *                     torchtitan, LitGPT, meta-llama3) or none (megatron-lm-2021), and
+ *                     none where the cell also says no sharding ("no FSDP (data parallel
+ *                     only)", "no FSDP, pure DP", "no FSDP; optimizer not sharded"); FSDP's
+ *                     FULL_SHARD mode said off ("not full shard", "full shard off") none;
  *  a bare stage    -> a whole cell "1" / "2" / "3": DeepSpeed's zero_optimization.stage;
  *  HSDP            -> "HSDP", "HYBRID_SHARD", "hybrid shard", DeepSpeed's "MiCS": hsdp,
  *                     shard group from the text ("shard 16", "dp_shard=16",
@@ -2758,10 +2761,25 @@ titan_degree (const char *low, const char *long_key, const char *short_key)
  * (ZeroRedundancyOptimizer disabled)" and "ZeroRedundancyOptimizer off" are none, where
  * they read zero1). */
 static const char *const fsdp_keys[] = {
-  "fsdp", "full shard", "full_shard", "fully shard", "fully_shard", NULL };
+  "fsdp", "fully shard", "fully_shard", NULL };
+/* (FSDP's FULL_SHARD mode said off, "not full shard" / "full shard off", is the mode off,
+ * not FSDP: none, as it was before FSDP said off took the stack's default) */
 static const char *const other_sharding_keys[] = {
   "hsdp", "zero", "hybrid_shard", "hybrid shard", "hybrid-shard", "shard_grad_op", "mics",
-  "zeroredundancyoptimizer", NULL };
+  "zeroredundancyoptimizer", "full shard", "full_shard", NULL };
+
+/* Beside FSDP said off, the cell says there is no sharding at all: "no FSDP (data
+ * parallel only)", "no FSDP, pure DP", "no FSDP; optimizer not sharded", "no FSDP,
+ * replicated" (these read the stack's zero1) */
+static gboolean
+says_unsharded (const char *t)
+{
+  static const char *const keys[] = { "data parallel only", "data-parallel only", "dp only",
+                                      "pure dp", "plain dp", "vanilla dp", "pure data parallel",
+                                      "plain data parallel", "not sharded", "unsharded",
+                                      "no sharding", "replicated", NULL };
+  return contains_any_ci (t, keys);
+}
 
 /* An empty sharding cell (or one that says it is not stated): the distributed optimizer
  * (zero1) where the row names NeMo or Megatron-Core or its notes quote
@@ -2967,7 +2985,8 @@ map_sharding (ResPublishedCase *c, const char *text, const char *framework, cons
        * ZeRO-1); where the default is FSDP itself (zero2 / zero3 / hsdp: the FSDP stacks,
        * meta-llama3's FSDP without reshard, LitGPT's HYBRID_SHARD) it is what was said
        * off: none. They were all none, where the empty cell beside them was zero1. */
-      PlanSharding d = unstated_sharding (c, framework, notes);
+      PlanSharding d = says_unsharded (t) ? PLAN_SHARD_NONE
+                                          : unstated_sharding (c, framework, notes);
       *out = d == PLAN_SHARD_ZERO1 ? d : PLAN_SHARD_NONE;
       if (d == PLAN_SHARD_ZERO1)
         c->sharding_why = "FSDP said off, not the sharded optimizer: the stack's default";

@@ -318,6 +318,19 @@ test_sharding (void)
     { "no FSDP, no distributed optimizer", "NeMo 24.07", 1, PLAN_SHARD_NONE },
     { "FSDP 0, use_distributed_optimizer=False", "NeMo 24.07", 1, PLAN_SHARD_NONE },
     { "no FSDP (DDP)", "Megatron-Core r0.8.0", 1, PLAN_SHARD_NONE },
+    /* ... and none where the cell also says no sharding at all (these read zero1) */
+    { "no FSDP (data parallel only)", "NeMo 24.07", 1, PLAN_SHARD_NONE },
+    { "no FSDP (data parallel only)", "Megatron-Core r0.8.0", 1, PLAN_SHARD_NONE },
+    { "no FSDP, pure DP", "NeMo 24.07", 1, PLAN_SHARD_NONE },
+    { "no FSDP, pure DP", "Megatron-DeepSpeed", 1, PLAN_SHARD_NONE },
+    { "no FSDP; optimizer not sharded", "Megatron-Core r0.8.0", 1, PLAN_SHARD_NONE },
+    { "no FSDP; optimizer not sharded", "Megatron-DeepSpeed", 1, PLAN_SHARD_NONE },
+    { "no FSDP, replicated", "NeMo 24.07", 1, PLAN_SHARD_NONE },
+    /* FSDP's FULL_SHARD mode said off is the mode off, not FSDP: none, as before FSDP said
+     * off took the stack's default (these read zero1) */
+    { "not full shard", "NeMo 24.07", 1, PLAN_SHARD_NONE },
+    { "full shard off", "Megatron-Core r0.8.0", 1, PLAN_SHARD_NONE },
+    { "full shard off", "Megatron-DeepSpeed", 1, PLAN_SHARD_NONE },
     /* "no FSDP resharding" says FSDP on, without resharding after the forward: zero2 (it
      * read as FSDP off, zero1) */
     { "no FSDP resharding", "NeMo 24.07", 1, PLAN_SHARD_ZERO2 },
