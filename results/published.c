@@ -2139,6 +2139,62 @@ static const char *const distopt_names[] = {
   "dist. optimizer", "dist optimizer", "dist-opt", "dist_opt", "distributed_fused_adam",
   "distributed fused adam", "distributed adam", NULL };
 
+/* Whether the mention at `p` in the lower-case `t` is negated by a word before it in its
+ * clause (from the last ',', ';' or '('): "DDP, not using the distributed optimizer",
+ * "none (predates the distributed optimizer)", "no FSDP or distributed optimizer" */
+static gboolean
+negated_in_clause (const char *t, const char *p)
+{
+  static const char *const words[] = { "no", "not", "without", "predates", "predating",
+                                        "before", "never" };
+  const char *start = p;
+  while (start > t && strchr (",;(", start[-1]) == NULL)
+    start--;
+  for (guint i = 0; i < G_N_ELEMENTS (words); i++)
+    {
+      gsize n = strlen (words[i]);
+      for (const char *w = strstr (start, words[i]); w != NULL && w + n <= p;
+           w = strstr (w + 1, words[i]))
+        if ((w == t || !g_ascii_isalnum (w[-1])) && !g_ascii_isalnum (w[n]))
+          return TRUE;
+    }
+  return FALSE;
+}
+
+/* The distributed optimizer named and said off, by a word after it (named_then_off:
+ * "distributed optimizer: off") or before it in its clause (negated_in_clause) */
+static gboolean
+distopt_said_off (const char *text, const char *key)
+{
+  if (named_then_off (text, key))
+    return TRUE;
+  g_autofree char *t = g_ascii_strdown (text, -1);
+  for (const char *p = strstr (t, key); p != NULL; p = strstr (p + 1, key))
+    if (negated_in_clause (t, p))
+      return TRUE;
+  return FALSE;
+}
+
+/* A command-line flag (without its dashes, lower case: "use-distributed-optimizer") quoted
+ * in the notes and not said off there: "ran with --use-distributed-optimizer", not "run
+ * without --use-distributed-optimizer", "no --overlap-param-gather" (which moved a
+ * Megatron-LM row to megatron-core) */
+static gboolean
+notes_flag_on (const char *notes, const char *flag)
+{
+  g_autofree char *t = g_ascii_strdown (notes, -1);
+  gsize n = strlen (flag);
+  for (const char *p = strstr (t, flag); p != NULL; p = strstr (p + 1, flag))
+    {
+      const char *m = p;
+      while (m > t && m[-1] == '-')
+        m--;
+      if (!mention_off (t, m, n + (gsize) (p - m), NULL) && !negated_in_clause (t, m))
+        return TRUE;
+    }
+  return FALSE;
+}
+
 /* FSDP (or ZeRO) named only to say it was off: "FSDP off", "no FSDP", "FSDP: disabled",
  * "without ZeRO", "NO_SHARD". */
 static gboolean
@@ -2160,7 +2216,7 @@ sharding_negated (const char *t)
                                          "distributed-optimizer", "distopt", "dist. optimizer",
                                          "dist optimizer", "dist-opt", "dist_opt" };
   for (guint i = 0; i < G_N_ELEMENTS (distopt); i++)
-    if (named_then_off (t, distopt[i]))
+    if (distopt_said_off (t, distopt[i]))
       return TRUE;
   /* a yes/no column answered no: the whole cell, never a word inside longer text
    * ("ZeRO-3, no model parallelism" names ZeRO-3) */
@@ -2794,7 +2850,7 @@ unstated_sharding (const ResPublishedCase *c, const char *framework, const char 
   /* (on a stack that has the distributed optimizer: "NeMo AutoModel" names NeMo but
    * runs FSDP2, nemo-automodel's stack, whose default is its own) */
   if ((names_nemo (framework) || contains_ci (framework, "Megatron-Core")
-       || contains_ci (notes, "overlap-param-gather"))
+       || notes_flag_on (notes, "overlap-param-gather"))
       && ((c->stack->offers_sharding >> PLAN_SHARD_ZERO1) & 1))
     return PLAN_SHARD_ZERO1;
   /* LitGPT's pretraining script shards with FSDPStrategy(sharding_strategy=
@@ -5228,13 +5284,17 @@ names_distributed_optimizer (const char *sharding, const char *notes)
   if (cell_unstated (t))
     *t = '\0';
   if (*t == '\0')
-    return contains_ci (notes, "use-distributed-optimizer")
-           || contains_ci (notes, "overlap-param-gather");
+    return notes_flag_on (notes, "use-distributed-optimizer")
+           || notes_flag_on (notes, "overlap-param-gather");
+  /* a cell that reads none ("none (predates the distributed optimizer)") names no
+   * optimizer the row ran */
+  if (starts_with_ci (t, "none"))
+    return FALSE;
   gboolean named = FALSE;
   for (guint i = 0; distopt_names[i] != NULL; i++)
     if (contains_ci (t, distopt_names[i]))
       {
-        if (named_then_off (t, distopt_names[i]))
+        if (distopt_said_off (t, distopt_names[i]))
           return FALSE;
         named = TRUE;
       }

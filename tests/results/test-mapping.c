@@ -338,6 +338,10 @@ test_sharding (void)
     { "no FSDP resharding", "PyTorch", 1, PLAN_SHARD_ZERO2 },
     { "FSDP, no reshard after forward", "PyTorch", 1, PLAN_SHARD_ZERO2 },
     { "no ZeRO", "NeMo 24.07", 1, PLAN_SHARD_NONE },
+    /* the distributed optimizer negated earlier in its clause (these read zero1) */
+    { "DDP, not using the distributed optimizer", "Megatron-Core r0.8.0", 1, PLAN_SHARD_NONE },
+    { "none (predates the distributed optimizer)", "Megatron-Core r0.8.0", 1, PLAN_SHARD_NONE },
+    { "no FSDP, distributed optimizer", "Megatron-Core r0.8.0", 1, PLAN_SHARD_ZERO1 },
     { "ZeRO-0", "Megatron-Core r0.8.0", 1, PLAN_SHARD_NONE },
     { "ZeRO 0", "NeMo 24.07", 1, PLAN_SHARD_NONE },
     /* a scheme said not used is no scheme of the row, as precision reads "FP8 (not used)":
@@ -953,6 +957,18 @@ test_megatron_lm_distopt (void)
       PLAN_SHARD_NONE },
     { "Megatron-LM", "none", "--overlap-param-gather", "megatron-lm-2021", NULL,
       PLAN_SHARD_NONE },
+    /* the option said off, in the notes or the cell, names no distributed optimizer (these
+     * moved the row to megatron-core, zero1) */
+    { "NVIDIA Megatron-LM", "", "run without --use-distributed-optimizer", "megatron-lm-2021",
+      NULL, PLAN_SHARD_NONE },
+    { "NVIDIA Megatron-LM", "", "no --overlap-param-gather", "megatron-lm-2021", NULL,
+      PLAN_SHARD_NONE },
+    { "NVIDIA Megatron-LM", "DDP, not using the distributed optimizer", "", "megatron-lm-2021",
+      NULL, PLAN_SHARD_NONE },
+    { "NVIDIA Megatron-LM", "none (predates the distributed optimizer)", "", "megatron-lm-2021",
+      NULL, PLAN_SHARD_NONE },
+    { "Megatron-LM", "", "--use-distributed-optimizer, no --overlap-param-gather",
+      "megatron-core", "distributed optimizer", PLAN_SHARD_ZERO1 },
   };
   for (guint i = 0; i < G_N_ELEMENTS (rows); i++)
     {
