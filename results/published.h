@@ -162,7 +162,10 @@
  * |                           |   ranks: its devices / (tp x cp), skipped where that is 1, a |
  * |                           |   server holding one DP rank; a group of GPUs after "sharded |
  * |                           |   across" / "over" / "within", "MiCS: parameters sharded     |
- * |                           |   across 128 GPUs": N / (tp x cp) ranks); ZeRO-3 / FSDP over |
+ * |                           |   across 128 GPUs": N / (tp x cp x pp) ranks, one as large as|
+ * |                           |   the DP group or larger -> zero3; only inside the sharding  |
+ * |                           |   phrase: not "TP within the 4 GPUs" nor "2 GPU-days");      |
+ * |                           |   ZeRO-3 / FSDP over                                         |
  * |                           |   a stated group of GPUs ("ZeRO stage 3, parameters sharded  |
  * |                           |   across 128 GPUs, 4 copies") -> hsdp of that group; torch's |
  * |                           |   "ZeroRedundancyOptimizer" -> zero1; ZeRO-1 / ZeRO-2 over a |
@@ -175,7 +178,11 @@
  * |                           |   distributed optimizer off, so the empty cell's reading     |
  * |                           |   where that is zero1 (nemo, megatron-core, deepspeed), else |
  * |                           |   none (a default that is FSDP: pytorch-fsdp, torchtitan,    |
- * |                           |   LitGPT; or none: megatron-lm-2021); "ZeRO-1" / "distributed|
+ * |                           |   LitGPT; or none: megatron-lm-2021), and none where the cell|
+ * |                           |   also says data parallel only / pure DP / "optimizer not    |
+ * |                           |   sharded"; no reshard after the forward said in words ("no  |
+ * |                           |   reshard after forward", "params not resharded") -> zero2;  |
+ * |                           |   "ZeroRedundancyOptimizer" said off -> none; "ZeRO-1" / "distributed|
  * |                           |   optimizer" / "DistOpt" /                                   |
  * |                           |   NeMo's "distributed_fused_adam" -> zero1; "ZeRO++" ->      |
  * |                           |   zero3 (its                                                 |
