@@ -344,6 +344,45 @@ cp_words_size (const char *cell, gint64 *out)
   return TRUE;
 }
 
+/* The EP degree of an ep cell that gives it after its label beside expert TP, the EP pair
+ * anywhere: "ETP1 EP64", "ETP 1, EP 64", "etp=1, ep=64", "EP64 ETP1", "EP 64 / ETP 1" ->
+ * 64. The label is "EP" at a word start ("ETP" is expert TP and "DeepEP" a dispatcher,
+ * neither is it), then any of " =:" and the number, which ends the cell or comes before
+ * '(', ',', ';', '/' or an expert-TP pair. These read as ep 1 (no EP read: the default),
+ * beside the ETP the moe reader took from the same cell. FALSE when none, or two EP pairs
+ * differ. */
+static gboolean
+ep_labelled (const char *cell, gint64 *out)
+{
+  g_autofree char *low = g_ascii_strdown (cell, -1);
+  gint64 found = 0;
+  for (const char *p = strstr (low, "ep"); p != NULL; p = strstr (p + 1, "ep"))
+    {
+      if (p != low && (g_ascii_isalnum (p[-1]) || p[-1] == '_'))
+        continue;
+      const char *q = p + 2;
+      while (*q == ' ' || *q == '=' || *q == ':')
+        q++;
+      if (!g_ascii_isdigit (*q))
+        continue;
+      char *end = NULL;
+      gint64 n = g_ascii_strtoll (q, &end, 10);
+      while (*end == ' ')
+        end++;
+      if (!(*end == '\0' || strchr ("(,;/", *end) != NULL || g_str_has_prefix (end, "etp")
+            || g_str_has_prefix (end, "expert"))
+          || n < 1 || n > PLAN_MAX_WORLD)
+        continue;
+      if (found != 0 && found != n)
+        return FALSE;
+      found = n;
+    }
+  if (found == 0)
+    return FALSE;
+  *out = found;
+  return TRUE;
+}
+
 static gboolean
 cell_size (const ResCsv *csv, guint row, const char *column, gint64 *out)
 {
@@ -354,6 +393,9 @@ cell_size (const ResCsv *csv, guint row, const char *column, gint64 *out)
     cell++;
   /* the cp degree after the exchange's name ("ring attention (4)": it was read as 1) */
   if (strcmp (column, "cp") == 0 && !starts_with_ci (cell, column) && cp_words_size (cell, out))
+    return TRUE;
+  /* the EP pair beside an expert-TP one ("ETP1 EP64": not the ETP's number) */
+  if (strcmp (column, "ep") == 0 && ep_labelled (cell, out))
     return TRUE;
   if (!starts_with_ci (cell, column))
     return FALSE;

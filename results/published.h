@@ -235,7 +235,9 @@
  * |                           |   also after                                                 |
  * |                           |   a label: "gbs=128", "GBS 512", "global batch: 1,024"       |
  * | seq_len                   | also after a label: "seq 8192", "seq_len=8K"                 |
- * | tp, pp, cp, dp, ep        | also after their own name: "TP=4", "tp 4", "TP4"             |
+ * | tp, pp, cp, dp, ep        | also after their own name: "TP=4", "tp 4", "TP4"; ep also    |
+ * |                           |   after an expert-TP pair ("ETP1 EP64", "etp=1, ep=64" -> 64,|
+ * |                           |   never the ETP's number)                                    |
  * | step_time_s               | seconds; "850 ms" / 1000, "1.5 min" x 60                     |
  * | unstated cells            | a cell that says nothing ("not stated", "unknown", "n/a",    |
  * |                           |   "N.A.", "-", "?", an em or en dash) reads as empty in the  |

@@ -409,6 +409,13 @@ test_etp_outside_cell (void)
     { "8", "TP 2, EP 8, ETP 1", 1, "the notes" },
     { "8", "expert tensor parallelism 1", 1, "the notes" },
     { "8 (expert TP 1)", "ETP 2", 1, "the ep cell" },
+    /* the EP pair after the ETP one, or joined to it without a comma: the ep is the
+     * number after "EP", not ETP's (these read as ep 1, the ETP applied beside it) */
+    { "ETP1 EP8", "", 1, "the ep cell" },
+    { "ETP 1, EP 8", "", 1, "the ep cell" },
+    { "etp=1, ep=8", "", 1, "the ep cell" },
+    { "EP8 ETP1", "", 1, "the ep cell" },
+    { "EP 8 / ETP 1", "", 1, "the ep cell" },
   };
   for (guint i = 0; i < G_N_ELEMENTS (rows); i++)
     {
@@ -447,6 +454,16 @@ test_etp_outside_cell (void)
   g_autoptr (ResPublishedCase) st = moe_text_row (2, "8", "M", "", SMALL_MOE ";etp=2");
   g_assert_false (st->ready);
   g_assert_null (strstr (st->skip_reason, "in the moe cell"));
+
+  /* an ep cell giving only the ETP, or two EPs after it, states no EP: the default ep 1,
+   * never the ETP's number */
+  static const char *const no_ep[] = { "ETP 8", "ETP 8, EP 8 at 64 GPUs", "ETP 1, EP 8, EP 4" };
+  for (guint i = 0; i < G_N_ELEMENTS (no_ep); i++)
+    {
+      g_autoptr (ResPublishedCase) c = moe_text_row (1, no_ep[i], "M", "", SMALL_MOE);
+      if (c->plan.ep != 1)
+        g_error ("ep '%s': ep %d", no_ep[i], c->plan.ep);
+    }
 
   /* the readers alone */
   g_assert_cmpint (res_pub_moe_etp_in_text ("64 (expert TP 1)"), ==, 1);
