@@ -44,14 +44,15 @@ starts_with_ci (const char *s, const char *prefix)
 
 /* Where the figure of a cell written as approximate starts: past a tilde (or
  * "\xe2\x89\x88", the almost-equal sign) before the number ("~64", "~2.0"), or a word
- * that says so ("around 380", "approx. 380", "approximately", "about", "roughly", "circa",
- * "ca."; these gave no measurement, where "~380" did), and the spaces after it; NULL
- * when the cell (past leading spaces) starts with none of them. */
+ * that says so ("around 380", "approx. 380", "approximately", "about", "roughly"; these
+ * gave no measurement, where "~380" did), and the spaces after it; NULL when the cell
+ * (past leading spaces) starts with none of them. Not "circa" nor "ca.": they date a
+ * figure far more often than they round it ("circa 2023: 380" is no 2023 TFLOP/s). */
 static const char *
 approximate_figure (const char *cell)
 {
   static const char *const words[] = { "approximately", "approx.", "approx", "around",
-                                       "about", "roughly", "circa", "ca." };
+                                       "about", "roughly" };
   while (cell != NULL && g_ascii_isspace (*cell))
     cell++;
   if (cell == NULL)

@@ -360,9 +360,9 @@
  *   otherwise unknown (those two sources unusable).
  *   Numeric cells: the leading number is read ("430 (approx.)" is 430); a tilde, the
  *   almost-equal sign or a word that says approximate before it ("~430", "around 430",
- *   "approx. 430", "approximately", "about", "roughly", "circa", "ca.") is skipped and the
- *   measurement said approximate; a cell with no leading number ("from memory,
- *   unverified") is missing.
+ *   "approx. 430", "approximately", "about", "roughly") is skipped and the measurement
+ *   said approximate; a cell with no leading number ("from memory, unverified", "circa
+ *   2023: 380": circa and ca. date a figure) is missing.
  *
  * err_pct = 100 (predicted - measured) / measured; MAPE = mean |err_pct| over predicted
  * rows. */

@@ -2538,8 +2538,8 @@ test_numbers_as_written (void)
    * and the row fell to another column or was skipped); the column's cap still holds */
   {
     static const char *const words[] = { "~", "around ", "approx. ", "approx ",
-                                         "approximately ", "about ", "roughly ", "circa ",
-                                         "ca. ", "Around ", "APPROX. " };
+                                         "approximately ", "about ", "roughly ",
+                                         "Around ", "APPROX. " };
     static const struct { const char *column, *figure; } cols[] = {
       { "tflops_per_gpu", "380" }, { "mfu_pct", "38" }, { "tokens_per_s_per_gpu", "20000" },
       { "step_time_s", "2.0" },
@@ -2575,6 +2575,21 @@ test_numbers_as_written (void)
       "1,GPT,H100-SXM-80GB,16,16,1024,16,16384,1024,2,1,64,aboutness 2\n");
     g_assert_false (none->ready);
     g_assert_nonnull (strstr (none->skip_reason, "no measured step time"));
+    /* "circa" and "ca." date a figure more often than they round it: no figure after
+     * them ("circa 2023" was read as 2023 TFLOP/s, "circa 2023: 380" too) */
+    static const char *const dated[] = { "circa 2023", "circa 2023: 380", "Circa 2023",
+                                         "ca. 2023", "ca. 2023: 380", "circa 380", "ca. 38",
+                                         "CA. 380" };
+    for (guint i = 0; i < G_N_ELEMENTS (cols); i++)
+      for (guint d = 0; d < G_N_ELEMENTS (dated); d++)
+        {
+          g_autoptr (ResPublishedCase) c = approx_row (cols[i].column, "", dated[d]);
+          if (c->ready || strstr (c->skip_reason, "no measured step time") == NULL)
+            g_error ("%s '%s': ready %d, %g s from %s (%s)", cols[i].column, dated[d],
+                     c->ready, c->measured_step_s,
+                     c->measured_source ? c->measured_source : "-",
+                     c->skip_reason ? c->skip_reason : "");
+        }
     /* a count too, and the explain line says so as for "~16" */
     g_autofree char *e = explain_one (
       "row_id,model,gpu_type,n_gpus,n_layers,hidden,n_heads,vocab,seq_len,tp,pp,"
