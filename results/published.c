@@ -3741,7 +3741,8 @@ recompute_answer_qualified (const char *t, gboolean *yes)
  *  "yes (full)", "Yes, full recompute" -> the qualifier's kind by these rules ("yes
  *  (selective)" -> selective), one that names none ("yes (activation
  *  re-materialization)") -> full as "yes"; a qualifier that says the other answer ("yes
- *  (none)", "off (full)") -> skipped.
+ *  (none)", "off (full)") -> skipped. One level of qualifier: the qualifier's own answer
+ *  is its word alone ("yes (off, see notes)").
  *  Anything else is skipped. */
 /* Whether `notes` names `phrase` (any case) other than negated: "No activation
  * checkpointing.", "without activation checkpointing", "activation checkpointing not
@@ -3977,6 +3978,11 @@ map_recompute_as (ResPublishedCase *c, const char *text, const char *whole, cons
     return skip (c, "recompute '%s': Megatron's block method recomputes only the first "
                  "--recompute-num-layers layers of each stage (hint: write 'full' and the "
                  "layer count in notes, or 'full' if every layer was)", w);
+  else if (q != NULL && said_yes)
+    /* a qualifier's own answer ("yes (off, see notes)"): its word alone. One level of
+     * qualifier is read: each level read the rest of the cell again ("yes (yes (..." 50,000
+     * times took minutes) */
+    *out = yes ? PLAN_RECOMPUTE_FULL : PLAN_RECOMPUTE_NONE;
   else if (q != NULL)
     {
       /* a yes/no answer and its qualifier ("off (checkpoint=False)", "yes (full)", "Yes,

@@ -2230,6 +2230,27 @@ test_recompute (void)
     }
   g_autoptr (ResPublishedCase) yday = rc_row ("yesterday", "");
   g_assert_cmpstr (yday->skip_reason, ==, "recompute 'yesterday' not recognised");
+  /* one level of qualifier is read: 50,000 nested "yes (" took minutes (each level read
+   * the rest of the cell again), and read as the bare yes, the inner answers' word alone */
+  {
+    static const struct { const char *unit, *tail; PlanRecompute want; } deep[] = {
+      { "yes (", "", PLAN_RECOMPUTE_FULL },
+      { "yes (", "selective)", PLAN_RECOMPUTE_FULL },
+      { "on, ", "", PLAN_RECOMPUTE_FULL },
+      { "off (", "", PLAN_RECOMPUTE_NONE },
+    };
+    for (guint i = 0; i < G_N_ELEMENTS (deep); i++)
+      {
+        g_autoptr (GString) cell = g_string_new (NULL);
+        for (int k = 0; k < 50000; k++)
+          g_string_append (cell, deep[i].unit);
+        g_string_append (cell, deep[i].tail);
+        g_autoptr (ResPublishedCase) c = rc_row (cell->str, "");
+        if (!c->ready || c->plan.recompute != deep[i].want)
+          g_error ("50,000 x '%s': ready %d, recompute %d (%s)", deep[i].unit, c->ready,
+                   c->plan.recompute, c->skip_reason ? c->skip_reason : "");
+      }
+  }
 
   /* Megatron-Core's --recompute-modules in a dense row (rc_row's GPT has no moe cell):
    * the names are read as in an MoE row. "core_attn, mlp" is selective recompute with the
