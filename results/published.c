@@ -3705,6 +3705,87 @@ recompute_answer_qualified (const char *t, gboolean *yes)
   return NULL;
 }
 
+/* A yes's qualifier that holds no word ("yes ()", "yes ,", "yes ("): the bare yes */
+static gboolean
+qualifier_blank (const char *q)
+{
+  for (; *q != '\0'; q++)
+    if (g_ascii_isalnum (*q))
+      return FALSE;
+  return TRUE;
+}
+
+/* A yes's qualifier that opens by saying which kind the run did not use ("not full,
+ * selective", "no full recompute; selective", "non-full - selective", "not full but
+ * selective"): what follows the first ',', ';', ':', '/', bracket, " - " or " but " after
+ * it (the kind it did use, read by the rules), "" when nothing follows ("not full"); NULL
+ * when the qualifier opens otherwise. */
+static const char *
+qualifier_after_negated_kind (const char *q)
+{
+  static const char *const neg[] = { "not ", "no ", "non-", "non " };
+  static const char *const kinds[] = { "full", "selective" };
+  for (guint i = 0; i < G_N_ELEMENTS (neg); i++)
+    {
+      if (!starts_with_ci (q, neg[i]))
+        continue;
+      const char *k = q + strlen (neg[i]);
+      for (guint j = 0; j < G_N_ELEMENTS (kinds); j++)
+        if (starts_with_ci (k, kinds[j]) && !g_ascii_isalnum (k[strlen (kinds[j])]))
+          {
+            for (const char *p = k; *p != '\0'; p++)
+              {
+                const char *rest = NULL;
+                if (strchr (",;:/()", *p) != NULL)
+                  rest = p + 1;
+                else if (starts_with_ci (p, " - ") || starts_with_ci (p, " but "))
+                  rest = p + (p[1] == '-' ? 3 : 5);
+                if (rest == NULL)
+                  continue;
+                while (*rest == ' ' || *rest == '(' || *rest == ')')
+                  rest++;
+                return rest;
+              }
+            return "";
+          }
+    }
+  return NULL;
+}
+
+/* A yes's qualifier that names the attention as what is recomputed: 1 for the attention
+ * alone ("attention only", "attn only", "the attention"): Megatron's selective recompute
+ * is the attention core's; -1 for the attention beside other parts of the layer
+ * ("attention and MLP", "attn + mlp"), which is neither kind; 0 when it names no attention,
+ * names a kind the rules read ("full attention", "selective", "core_attn"), or names
+ * FlashAttention (a kernel, "yes (flash attention)": the bare yes). */
+static int
+qualifier_attention (const char *q)
+{
+  static const char *const kinds[] = { "full", "selective", "core_attn", "core attention",
+                                       "none", "flash" };
+  static const char *const others[] = { "mlp", "ffn", "moe", "expert", "norm", "linear",
+                                        "proj", "and", "+", "&", "all", "whole", "entire" };
+  g_autofree char *low = g_ascii_strdown (q, -1);
+  gboolean named = FALSE;
+  for (const char *p = low; *p != '\0' && !named; p++)
+    named = (p == low || !g_ascii_isalnum (p[-1]))
+            && (g_str_has_prefix (p, "attention") || g_str_has_prefix (p, "attn"));
+  if (!named)
+    return 0;
+  for (guint i = 0; i < G_N_ELEMENTS (kinds); i++)
+    if (strstr (low, kinds[i]) != NULL)
+      return 0;
+  for (guint i = 0; i < G_N_ELEMENTS (others); i++)
+    {
+      const gsize n = strlen (others[i]);
+      for (const char *p = strstr (low, others[i]); p != NULL; p = strstr (p + 1, others[i]))
+        if (!g_ascii_isalnum (others[i][0])
+            || ((p == low || !g_ascii_isalnum (p[-1])) && !g_ascii_isalpha (p[n])))
+          return -1;
+    }
+  return 1;
+}
+
 /* Rules, first that applies (examples in tests/results/test-mapping.c):
  *  empty or not stated (also "N.A.", a dash) -> the notes' kind, else none (below);
  *  "AC: full", "recompute = selective" -> the value after the label, by these rules; a
@@ -3740,9 +3821,12 @@ recompute_answer_qualified (const char *t, gboolean *yes)
  *  recompute_answer_qualified): "off (checkpoint=False)", "false (see notes)" -> none;
  *  "yes (full)", "Yes, full recompute" -> the qualifier's kind by these rules ("yes
  *  (selective)" -> selective), one that names none ("yes (activation
- *  re-materialization)") -> full as "yes"; a qualifier that says the other answer ("yes
- *  (none)", "off (full)") -> skipped. One level of qualifier: the qualifier's own answer
- *  is its word alone ("yes (off, see notes)").
+ *  re-materialization)") or holds no word ("yes ()", "yes ,") -> full as "yes"; the
+ *  attention alone ("on (attention only)") -> selective; the kind after one it was not
+ *  ("yes (not full, selective)") -> that kind; a qualifier that says the other answer
+ *  ("yes (none)", "off (full)"), only the kind it was not ("yes (not full)"), or the
+ *  attention beside other parts ("yes (attention and MLP)") -> skipped. One level of
+ *  qualifier: the qualifier's own answer is its word alone ("yes (off, see notes)").
  *  Anything else is skipped. */
 /* Whether `notes` names `phrase` (any case) other than negated: "No activation
  * checkpointing.", "without activation checkpointing", "activation checkpointing not
@@ -3992,9 +4076,27 @@ map_recompute_as (ResPublishedCase *c, const char *text, const char *whole, cons
       if (!yes && (starts_with_ci (q, "full") || starts_with_ci (q, "selective")))
         return skip (c, "recompute '%s' says off, then names a kind (hint: write the kind, "
                      "or 'none')", w);
+      /* "yes (not full, selective)": the kind after the one it was not (it read as "says
+       * yes, then off" by its "not") */
+      const char *kind = yes ? qualifier_after_negated_kind (q) : NULL;
+      const char *said = kind != NULL ? kind : q;
+      const int attention = yes ? qualifier_attention (said) : 0;
       if (!yes)
         *out = PLAN_RECOMPUTE_NONE;
-      else if (!map_recompute_as (c, q, whole, notes, convention, TRUE, out))
+      else if (qualifier_blank (q))
+        /* "yes ()", "yes ,": the bare yes (they read as "says yes, then off") */
+        *out = PLAN_RECOMPUTE_FULL;
+      else if (kind != NULL && qualifier_blank (kind))
+        return skip (c, "recompute '%s' says which kind it is not, not which it is (hint: "
+                     "write the kind)", w);
+      else if (attention > 0)
+        /* "on (attention only)": the attention recomputed, Megatron's selective (it read
+         * as full, the bare yes) */
+        *out = PLAN_RECOMPUTE_SELECTIVE;
+      else if (attention < 0)
+        return skip (c, "recompute '%s' names the attention beside other parts of the "
+                     "layer: neither full nor selective (hint: write the kind)", w);
+      else if (!map_recompute_as (c, said, whole, notes, convention, TRUE, out))
         return FALSE;
       /* "yes (none)", "yes (checkpoint=False)"; not modules without the attention core
        * nor offloading, which read none and are what the yes says */

@@ -272,8 +272,12 @@
  * |                           |   "activation ckpt: false", "checkpoint=False" -> none);     |
  * |                           |   a yes/no word and a qualifier: "off (checkpoint=False)" -> |
  * |                           |   none; "yes (full)", "Yes, full recompute" -> the kind it   |
- * |                           |   names, else full ("yes (activation re-materialization)");  |
- * |                           |   one that says the other answer ("yes (none)") -> skipped;  |
+ * |                           |   names, else full ("yes (activation re-materialization)",   |
+ * |                           |   "yes ()"); the attention alone ("on (attention only)") ->  |
+ * |                           |   selective; "yes (not full, selective)" -> selective; one   |
+ * |                           |   that says the other answer ("yes (none)"), only the kind   |
+ * |                           |   it was not ("yes (not full)") or the attention and other   |
+ * |                           |   parts ("yes (attention and MLP)") -> skipped;              |
  * |                           |   "offload" with a layer count ("activations of 20 layers    |
  * |                           |   offloaded", "cpu_offloading_num_layers=20") -> none and   |
  * |                           |   that many layers offloaded; "partial", "offload" without a |

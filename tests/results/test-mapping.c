@@ -2053,6 +2053,26 @@ test_recompute (void)
     { "Yes (selective, attention core)", PLAN_RECOMPUTE_SELECTIVE },
     { "activation ckpt: False (see notes)", PLAN_RECOMPUTE_NONE },
     { "AC: yes (full)", PLAN_RECOMPUTE_FULL },
+    /* a qualifier with no word is the bare yes (they were skipped: "says yes, then off") */
+    { "yes ()", PLAN_RECOMPUTE_FULL },
+    { "yes ,", PLAN_RECOMPUTE_FULL },
+    { "yes (", PLAN_RECOMPUTE_FULL },
+    { "Yes ( )", PLAN_RECOMPUTE_FULL },
+    { "true;", PLAN_RECOMPUTE_FULL },
+    /* the attention alone recomputed is Megatron's selective (they read full, as "yes") */
+    { "on (attention only)", PLAN_RECOMPUTE_SELECTIVE },
+    { "yes (attention only)", PLAN_RECOMPUTE_SELECTIVE },
+    { "enabled (attn only)", PLAN_RECOMPUTE_SELECTIVE },
+    { "on, attention only", PLAN_RECOMPUTE_SELECTIVE },
+    { "true - the attention", PLAN_RECOMPUTE_SELECTIVE },
+    /* FlashAttention is a kernel: the bare yes */
+    { "yes (flash attention)", PLAN_RECOMPUTE_FULL },
+    /* the kind after the one the run did not use (skipped as "says yes, then off") */
+    { "yes (not full, selective)", PLAN_RECOMPUTE_SELECTIVE },
+    { "yes (no full recompute; selective)", PLAN_RECOMPUTE_SELECTIVE },
+    { "yes (not full but selective)", PLAN_RECOMPUTE_SELECTIVE },
+    { "yes (not full, attention only)", PLAN_RECOMPUTE_SELECTIVE },
+    { "yes (not selective, full)", PLAN_RECOMPUTE_FULL },
   };
   for (guint i = 0; i < G_N_ELEMENTS (rows); i++)
     {
@@ -2220,7 +2240,8 @@ test_recompute (void)
    * that only starts with an answer is no answer */
   static const char *const contrary[] = { "yes (none)", "yes (checkpoint=False)",
                                           "Yes, no recompute", "off (full)",
-                                          "false (selective)", "yes (off, see notes)" };
+                                          "false (selective)", "yes (off, see notes)",
+                                          "yes (not full, none)" };
   for (guint i = 0; i < G_N_ELEMENTS (contrary); i++)
     {
       g_autoptr (ResPublishedCase) c = rc_row (contrary[i], "");
@@ -2230,6 +2251,22 @@ test_recompute (void)
     }
   g_autoptr (ResPublishedCase) yday = rc_row ("yesterday", "");
   g_assert_cmpstr (yday->skip_reason, ==, "recompute 'yesterday' not recognised");
+  /* a qualifier that says only which kind the run did not use, or names the attention
+   * beside other parts of the layer: skipped, saying so */
+  static const struct { const char *text, *why; } unsure[] = {
+    { "yes (not full)", "recompute 'yes (not full)' says which kind it is not, not which it "
+      "is (hint: write the kind)" },
+    { "yes (attention and MLP)", "recompute 'yes (attention and MLP)' names the attention "
+      "beside other parts of the layer: neither full nor selective (hint: write the kind)" },
+    { "on (attn + mlp)", "recompute 'on (attn + mlp)' names the attention beside other parts "
+      "of the layer: neither full nor selective (hint: write the kind)" },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (unsure); i++)
+    {
+      g_autoptr (ResPublishedCase) c = rc_row (unsure[i].text, "");
+      g_assert_false (c->ready);
+      g_assert_cmpstr (c->skip_reason, ==, unsure[i].why);
+    }
   /* one level of qualifier is read: 50,000 nested "yes (" took minutes (each level read
    * the rest of the cell again), and read as the bare yes, the inner answers' word alone */
   {
