@@ -548,6 +548,45 @@ test_routing_outside_cell (void)
   g_autofree char *d2 = res_pub_moe_describe (&td->moe);
   g_assert_nonnull (strstr (d2, ", capacity factor 1 padded (no host sync) (token drop, from "
                                 "the model cell)"));
+
+  /* long texts are read in one pass: "force balance " 16,000 times over (224 KB) took 19 s
+   * and "token drop " 8,000 times 4 s, each mention looking back to its clause's start;
+   * a run of one word holding a mention every few chars, or pads each reading on to the
+   * capacity at the clause's end, alike */
+  {
+    static const struct { const char *unit, *tail; int times, forced, drop; gboolean pad; }
+    big[] = {
+      { "force balance ", "", 16000, 1, -1, FALSE },
+      { "force_balance_", "", 16000, 1, -1, FALSE },
+      { "token drop with ", "", 8000, -1, 1, TRUE },
+      { "pad ", "to capacity; token drop", 50000, -1, 1, TRUE },
+      { "no force balance ", "", 8000, 0, -1, FALSE },
+    };
+    for (guint i = 0; i < G_N_ELEMENTS (big); i++)
+      {
+        g_autoptr (GString) text = g_string_new (NULL);
+        for (int k = 0; k < big[i].times; k++)
+          g_string_append (text, big[i].unit);
+        g_string_append (text, big[i].tail);
+        double cf = 0;
+        gboolean pad = FALSE;
+        g_assert_cmpint (res_pub_moe_forced_in_text (text->str), ==, big[i].forced);
+        g_assert_cmpint (res_pub_moe_token_drop_in_text (text->str, &cf, &pad), ==,
+                         big[i].drop);
+        if (big[i].drop == 1)
+          {
+            g_assert_cmpfloat (cf, ==, 1.0);
+            g_assert_cmpint (pad, ==, big[i].pad);
+          }
+      }
+    /* and through a row: the notes' forced balance read */
+    g_autoptr (GString) notes = g_string_new (NULL);
+    for (int k = 0; k < 16000; k++)
+      g_string_append (notes, "force balance ");
+    g_autoptr (ResPublishedCase) c = moe_text_row (1, "8", "M", notes->str, SMALL_MOE);
+    g_assert_true (c->ready);
+    g_assert_cmpint (c->moe.routing, ==, RES_PUB_ROUTING_FORCED);
+  }
 }
 
 /* MoE in every N-th layer (moe_every=N, or Hugging Face's interleave_moe_layer_step): the
