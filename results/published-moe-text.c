@@ -87,13 +87,18 @@ typedef struct {
   const char *word;      /* the word holding `at` starts here (after those, ' ', '\t',
                           * '-' or '/') */
   const char *negation;  /* the last negation word ended before `at`, NULL: none */
+  const char *other;     /* the last word of other runs (other_runs) ended before `at` */
   const char *run_from, *run_end;   /* the run of letters, '_' and '-' last measured */
+  const char *ahead;     /* the first word of other runs at or after `ahead_from` (NULL:
+                          * none to the text's end) */
+  const char *ahead_from;   /* the last mention's word end asked about; NULL: none yet */
+  const char *clause_end;   /* the first clause end at or after `ahead_from` */
 } Clauses;
 
 static void
 clauses_init (Clauses *c, const char *low)
 {
-  *c = (Clauses){ low, low, low, low, NULL, low, low };
+  *c = (Clauses){ low, low, low, low, NULL, NULL, low, low, NULL, NULL, low };
 }
 
 /* A word among `set` (n of them): the `len` chars at `w` */
@@ -108,6 +113,20 @@ word_among (const char *w, gsize len, const char *const *set, gsize n)
 
 static const char *const negations[] = { "no", "not", "without", "never", "nor", "non" };
 
+/* Words that make a clause about runs other than the row's, or compare them ("comparisons
+ * with force-balanced baselines", "faster than force-balanced runs", "unlike previous
+ * token-drop setups") */
+static const char *const other_runs[] = { "baseline", "baselines", "compare", "compared",
+                                          "comparing", "comparison", "comparisons", "versus",
+                                          "vs", "unlike", "previous", "previously", "prior",
+                                          "other", "others", "earlier", "than", "instead" };
+
+static gboolean
+word_sep (char ch)
+{
+  return ch != '\0' && strchr (".;:,() \t-/", ch) != NULL;
+}
+
 /* Reads on to `to` (a mention at or after the last one read; one before it starts again) */
 static void
 clauses_read_to (Clauses *c, const char *to)
@@ -120,8 +139,11 @@ clauses_read_to (Clauses *c, const char *to)
       const gboolean clause_end = strchr (".;:,()", ch) != NULL;
       if (!clause_end && strchr (" \t-/", ch) == NULL)
         continue;
-      if (word_among (c->word, (gsize) (c->at - c->word), negations, G_N_ELEMENTS (negations)))
+      const gsize len = (gsize) (c->at - c->word);
+      if (word_among (c->word, len, negations, G_N_ELEMENTS (negations)))
         c->negation = c->word;
+      if (word_among (c->word, len, other_runs, G_N_ELEMENTS (other_runs)))
+        c->other = c->word;
       c->word = c->at + 1;
       if (clause_end)
         c->clause = c->at + 1;
@@ -144,26 +166,111 @@ clauses_run_end (Clauses *c, const char *q)
   return e;
 }
 
+/* Whether the clause of the mention from `p` to `q` (its word's end) is about other runs:
+ * a word of other_runs anywhere in it, before the mention or after ("comparisons with
+ * token-drop baselines"). The look ahead keeps the first such word and the clause end
+ * past the last mention asked about, so the text is read once. */
+static gboolean
+mention_of_other_runs (Clauses *c, const char *p, const char *q)
+{
+  clauses_read_to (c, p);
+  if (c->other != NULL && c->other >= c->clause)
+    return TRUE;
+  const gboolean again = c->ahead_from == NULL || q < c->ahead_from;   /* a new pass */
+  if (again || c->clause_end < q)
+    c->clause_end = q;
+  while (*c->clause_end != '\0' && strchr (".;:,()", *c->clause_end) == NULL)
+    c->clause_end++;
+  if (again || (c->ahead != NULL && c->ahead < q))
+    {
+      /* the first word of other runs from q (a word starts after a separator) */
+      c->ahead = NULL;
+      for (const char *w = q; *w != '\0' && c->ahead == NULL;)
+        {
+          const char *e = w;
+          while (*e != '\0' && !word_sep (*e))
+            e++;
+          if (e > w && (w == c->low || word_sep (w[-1]))
+              && word_among (w, (gsize) (e - w), other_runs, G_N_ELEMENTS (other_runs)))
+            c->ahead = w;
+          w = *e != '\0' ? e + 1 : e;
+        }
+    }
+  c->ahead_from = q;
+  return c->ahead != NULL && c->ahead < c->clause_end;
+}
+
+/* Whether the mention from `p` to `q` (its word's end) labels one figure of several, as
+ * tables write them, rather than stating the run's setting: "vs", "versus" or '/' right
+ * before or after it ("force balanced vs. dropless: 335 / 277", "295 (force-balanced) /
+ * 237 (dropless)", "dropless vs. force-balanced"), or a figure right after it ("force
+ * balanced: 335"; not 0 or 1, which answer on or off). */
+static gboolean
+mention_labels_figure (const char *low, const char *p, const char *q)
+{
+  const char *b = p;
+  for (int k = 0; k < 3 && b > low && strchr (" ('\"[", b[-1]) != NULL; k++)
+    b--;
+  const gsize before = (gsize) (b - low);
+  if ((before >= 1 && b[-1] == '/')
+      || (before >= 2 && strncmp (b - 2, "vs", 2) == 0 && (before == 2 || !g_ascii_isalnum (b[-3])))
+      || (before >= 3 && strncmp (b - 3, "vs.", 3) == 0
+          && (before == 3 || !g_ascii_isalnum (b[-4])))
+      || (before >= 6 && strncmp (b - 6, "versus", 6) == 0))
+    return TRUE;
+  const char *a = q;
+  for (int k = 0; k < 3 && *a != '\0' && strchr (" )'\"]", *a) != NULL; k++)
+    a++;
+  if (*a == '/' || (g_str_has_prefix (a, "vs") && !g_ascii_isalnum (a[2]))
+      || g_str_has_prefix (a, "versus"))
+    return TRUE;
+  const char *f = q;
+  for (int k = 0; k < 3 && *f != '\0' && strchr (" :=(", *f) != NULL; k++)
+    f++;
+  if (!g_ascii_isdigit (*f))
+    return FALSE;
+  return !((*f == '0' || *f == '1') && !g_ascii_isdigit (f[1]) && f[1] != '.');
+}
+
+/* The value right after a mention's word at `q`, past up to three of " =:(": said off
+ * when it is "false", "off", "disabled", "0", "none" or "not" ("=False", ": off", "
+ * disabled", "(off)", "force balance not used"), or "no" / "n" after ':' or '=' or
+ * standing alone ("force balance: no", "force balance no."; not "force-balanced (no
+ * token drop)"). */
+static gboolean
+value_says_off (const char *q)
+{
+  static const char *const off[] = { "false", "off", "disabled", "0", "none", "not" };
+  gboolean keyed = FALSE;
+  for (int k = 0; k < 3 && *q != '\0' && strchr (" =:(", *q) != NULL; k++, q++)
+    keyed = keyed || *q == '=' || *q == ':';
+  const char *e = q;
+  while (g_ascii_isalnum (*e) && e - q < 10)
+    e++;
+  if (g_ascii_isalnum (*e))
+    return FALSE;
+  const gsize len = (gsize) (e - q);
+  if (word_among (q, len, off, G_N_ELEMENTS (off)))
+    return TRUE;   /* " off", not " offload" */
+  if ((len == 2 && strncmp (q, "no", 2) == 0) || (len == 1 && *q == 'n'))
+    return keyed || *e == '\0' || strchr (".,;)]", *e) != NULL;
+  return FALSE;
+}
+
 /* Whether the mention at `p` (`n` chars, read to by `c`) is said off: a negation earlier
  * in its clause ("no", "not", "without", "never", "nor", "non" as words, the clause
  * starting after '.', ';', ':', ',', '(' or ')'), or an off value right after the
- * mention's word ("=False", "= false", ": off", " disabled", "=0", "(off)"). */
+ * mention's word (value_says_off: "=False", ": off", " disabled", "(off)", ": no"). */
 static gboolean
 mention_off (Clauses *c, const char *p, gsize n)
 {
-  static const char *const off[] = { "=false", "= false", ": false", "=0", " false", ": off",
-                                     " off", " disabled", "=off", " (off)", "(off)" };
   clauses_read_to (c, p);
   if (c->negation != NULL && c->negation >= c->clause)
     return TRUE;
   /* the clause's last word, cut at the mention ("no-force balance") */
   if (word_among (c->word, (gsize) (p - c->word), negations, G_N_ELEMENTS (negations)))
     return TRUE;
-  const char *q = clauses_run_end (c, p + n);
-  for (guint j = 0; j < G_N_ELEMENTS (off); j++)
-    if (g_str_has_prefix (q, off[j]) && !g_ascii_isalnum (q[strlen (off[j])]))
-      return TRUE;   /* " off", not " offload" */
-  return FALSE;
+  return value_says_off (clauses_run_end (c, p + n));
 }
 
 /* Forced-balance routing (Megatron-Core's --moe-router-force-load-balancing, the
@@ -173,10 +280,12 @@ mention_off (Clauses *c, const char *p, gsize n)
  *        balancing", "--moe-router-force-load-balancing",
  *        "moe_router_force_load_balancing=True";
  *   off: the same said off ("without force load balancing", "not force-balanced",
- *        "moe_router_force_load_balancing=False").
- * A noun "forced balance" is not read: tables use it as a label of one figure beside
- * another ("295 (forced balance) / 237 (dropless)"), not of the run. 1 on, 0 off, -1
- * neither or both. */
+ *        "moe_router_force_load_balancing=False", "force balance: no", "force balance
+ *        not used").
+ * Not read: the noun "forced balance", and any of them as a table's label of one figure
+ * beside another ("295 (forced balance) / 237 (dropless)", "force balanced vs. dropless:
+ * 335 / 277", "force balanced: 335"), or in a clause about other runs ("comparisons with
+ * force-balanced baselines"). 1 on, 0 off, -1 neither or both. */
 int
 res_pub_moe_forced_in_text (const char *text)
 {
@@ -195,6 +304,9 @@ res_pub_moe_forced_in_text (const char *text)
       {
         /* "--moe-router-force-..." and "moe_router_force_..." join the flag's prefix */
         if (p != low && g_ascii_isalnum (p[-1]))
+          continue;
+        const char *q = clauses_run_end (&c, p + strlen (phrases[i]));
+        if (mention_labels_figure (low, p, q) || mention_of_other_runs (&c, p, q))
           continue;
         if (mention_off (&c, p, strlen (phrases[i])))
           off = TRUE;

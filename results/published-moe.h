@@ -186,8 +186,9 @@ gboolean    res_pub_moe_layer_split    (guint64 layers, guint64 chunks, int *fir
 gint64      res_pub_moe_etp_in_text    (const char *text);
 /* Forced-balance routing said ("force-balance the token distribution", "force load
  * balancing", "--moe-router-force-load-balancing", "moe_router_force_load_balancing=
- * True"): 1; said off ("without force load balancing", "...=False"): 0; -1 neither or
- * both. */
+ * True"): 1; said off ("without force load balancing", "...=False", "force balance:
+ * no"): 0; -1 neither or both. A table's label of one figure among others ("force
+ * balanced vs. dropless: 335 / 277") or prose about other runs is neither. */
 int         res_pub_moe_forced_in_text (const char *text);
 /* Token dropping said ("(tokendrop)", "token drop", "token-dropping"): 1 with *capacity
  * (the factor stated, else 1.0) and *pad (padding said; unsaid, TRUE only without a

@@ -184,6 +184,7 @@ test_parse_good (void)
     { "token-dropless", RES_PUB_ROUTING_UNSTATED, 0, FALSE, FALSE, TRUE },
     { "dropless", RES_PUB_ROUTING_UNSTATED, 0, FALSE, FALSE, TRUE },
     { "force-balanced and token-dropless", RES_PUB_ROUTING_FORCED, 0, FALSE, FALSE, TRUE },
+    { "force balance: no", RES_PUB_ROUTING_UNSTATED, 0, FALSE, TRUE, FALSE },
   };
   for (guint i = 0; i < G_N_ELEMENTS (flags); i++)
     {
@@ -499,6 +500,24 @@ test_routing_outside_cell (void)
     { "M", "not force-balanced", FALSE, 0, FALSE, NULL },
     /* a noun naming one figure of two is not the run's */
     { "M", "TFLOPS '295 (forced balance) / 237 (dropless)'", FALSE, 0, FALSE, NULL },
+    /* a value after the phrase that says no, false or off is off (": no" read on) */
+    { "M", "force balance: no", FALSE, 0, FALSE, NULL },
+    { "M (force balance: no)", "", FALSE, 0, FALSE, NULL },
+    { "M", "force balance = no", FALSE, 0, FALSE, NULL },
+    { "M", "Force-balanced: No.", FALSE, 0, FALSE, NULL },
+    { "M", "force load balancing: false", FALSE, 0, FALSE, NULL },
+    { "M", "force balance not used", FALSE, 0, FALSE, NULL },
+    { "M", "force balance: yes", TRUE, 0, FALSE, "the notes" },
+    { "M", "force balance: 1", TRUE, 0, FALSE, "the notes" },
+    { "M", "force-balanced (no token drop)", TRUE, 0, FALSE, "the notes" },
+    /* the verb or adjective as a table's label of one figure beside another, and prose
+     * about other runs, are not the run's (they read forced) */
+    { "M", "force balanced vs. dropless: 335 / 277", FALSE, 0, FALSE, NULL },
+    { "M", "dropless vs. force balanced: 277 / 335", FALSE, 0, FALSE, NULL },
+    { "M", "TFLOPS 295 (force-balanced) / 237 (dropless)", FALSE, 0, FALSE, NULL },
+    { "M", "force balanced: 335, dropless: 277", FALSE, 0, FALSE, NULL },
+    { "M", "comparisons with force-balanced baselines", FALSE, 0, FALSE, NULL },
+    { "M", "3% faster than force-balanced runs", FALSE, 0, FALSE, NULL },
     { "M (tokendrop)", "", FALSE, 1.0, TRUE, "the model cell" },
     { "M", "token drop", FALSE, 1.0, TRUE, "the notes" },
     { "M", "token-dropping with capacity factor 1.25", FALSE, 1.25, FALSE, "the notes" },
