@@ -394,12 +394,60 @@ pad_in (const char *low)
   return on && !off ? 1 : off && !on ? 0 : -1;
 }
 
-/* Token dropping, any case:
+/* Whether a token-drop mention from `p` to `q` (the end of its word and any joined tail)
+ * reads as the run's own statement rather than prose: part of a name or flag ("USE_TOKEN_
+ * DROP", "MegatronTokenDropCallback", "--moe-token-drop-policy", "token_drop=True"), or
+ * followed by nothing of a sentence: the text's end, punctuation, a bracket whose first
+ * word is of no other run ("(tokendrop)", "token drop (capacity factor 1.0)"), or a word
+ * that goes on to say how it ran ("token drop at capacity factor 1.25", "token dropping
+ * with capacity factor 1.25", "token drop is enabled"). Not a noun it qualifies ("token-drop
+ * baselines", "token drop runs") nor a place in the text ("token drop in the first runs"). */
+static gboolean
+drop_states_run (const char *low, const char *p, const char *q)
+{
+  static const char *const goes_on[] = { "at", "with", "and", "on", "enabled", "enable",
+                                         "true", "yes", "using", "via", "capacity", "cf", "to",
+                                         "is", "was", "are", "were", "applied", "used", "only",
+                                         "set", "policy" };
+  if (p != low && (g_ascii_isalpha (p[-1]) || p[-1] == '_' || p[-1] == '-'))
+    return TRUE;
+  const char *t = p;
+  while (t < q && *t != '_')
+    t++;
+  if (t < q)
+    return TRUE;                                  /* "token_drop_..." */
+  const char *a = q;
+  for (int k = 0; k < 3 && *a == ' '; k++)
+    a++;
+  if (*a == '\0' || strchr (".,;:)]=!?\"'-+&", *a) != NULL)
+    return TRUE;
+  if (*a == '(')
+    {
+      const char *w = a + 1;
+      while (*w == ' ')
+        w++;
+      const char *e = w;
+      while (g_ascii_isalpha (*e) && e - w < 16)
+        e++;
+      return !word_among (w, (gsize) (e - w), other_runs, G_N_ELEMENTS (other_runs));
+    }
+  const char *e = a;
+  while (g_ascii_isalpha (*e) && e - a < 16)
+    e++;
+  return e > a && !g_ascii_isalpha (*e)
+         && word_among (a, (gsize) (e - a), goes_on, G_N_ELEMENTS (goes_on));
+}
+
+/* Token dropping, any case, where it is the run's own statement (drop_states_run):
  *   on:  "(tokendrop)" (the NeMo performance tables' label), "token drop", "token-drop",
  *        "token_drop" ("USE_TOKEN_DROP", "MegatronTokenDropCallback"), "token dropping",
- *        "token-dropping";
+ *        "token-dropping", "with token dropping", "token drop at capacity factor 1.25";
  *   off: "token-dropless", "tokendropless", "dropless" (a word of its own), and a token
- *        drop said off ("no token drop", "without token dropping", "token_drop=False").
+ *        drop said off ("no token drop", "without token dropping", "token_drop=False",
+ *        "token drop: no").
+ * Not read: prose about other runs ("comparisons with token-drop baselines", "token drop
+ * in the first runs"), a table's label of one figure beside another ("295 (tokendrop) /
+ * 237 (dropless)"), as for forced balance.
  * On, the capacity factor is the one the text states (capacity_in), padded where it says
  * so (pad_in); with none stated, 1.0 padded: the NeMo / Megatron-Bridge token-drop
  * helper's defaults (Megatron-Bridge apply_moe_token_drop: moe_expert_capacity_factor
@@ -424,10 +472,16 @@ res_pub_moe_token_drop_in_text (const char *text, double *capacity, gboolean *pa
         if (p != low && g_ascii_isdigit (p[-1]))
           continue;
         if (g_str_has_prefix (q, "less"))
-          off = TRUE;                              /* "token-dropless" */
-        else if (mention_off (&c, p, strlen (drop[i])))
+          {
+            off = TRUE;                              /* "token-dropless" */
+            continue;
+          }
+        const char *end = clauses_run_end (&c, q);
+        if (mention_labels_figure (low, p, end) || mention_of_other_runs (&c, p, end))
+          continue;
+        if (mention_off (&c, p, strlen (drop[i])))
           off = TRUE;
-        else
+        else if (drop_states_run (low, p, end))
           on = TRUE;
       }
   for (const char *p = strstr (low, "dropless"); p != NULL; p = strstr (p + 1, "dropless"))

@@ -190,10 +190,12 @@ gint64      res_pub_moe_etp_in_text    (const char *text);
  * no"): 0; -1 neither or both. A table's label of one figure among others ("force
  * balanced vs. dropless: 335 / 277") or prose about other runs is neither. */
 int         res_pub_moe_forced_in_text (const char *text);
-/* Token dropping said ("(tokendrop)", "token drop", "token-dropping"): 1 with *capacity
- * (the factor stated, else 1.0) and *pad (padding said; unsaid, TRUE only without a
- * stated factor: NeMo's token-drop defaults); said off ("token-dropless", "dropless",
- * "no token drop"): 0; -1 neither, both, or two factors. */
+/* Token dropping said as the run's own ("(tokendrop)", "token drop", "with token
+ * dropping", "token drop at capacity factor 1.25"): 1 with *capacity (the factor stated,
+ * else 1.0) and *pad (padding said; unsaid, TRUE only without a stated factor: NeMo's
+ * token-drop defaults); said off ("token-dropless", "dropless", "no token drop"): 0; -1
+ * neither, both, or two factors. Prose about other runs ("comparisons with token-drop
+ * baselines") and a table's label of one figure are neither. */
 int         res_pub_moe_token_drop_in_text (const char *text, double *capacity,
                                             gboolean *pad);
 /* Fills what a present cell leaves unstated from the row's other cells, noting where

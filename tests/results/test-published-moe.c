@@ -531,6 +531,23 @@ test_routing_outside_cell (void)
     { "M", "without token dropping", FALSE, 0, FALSE, NULL },
     /* both said: no reading */
     { "M", "token drop in the first runs; the dropless runs after", FALSE, 0, FALSE, NULL },
+    /* the run's own statement of token drop is read; prose about other runs, a noun it
+     * qualifies and a table's label of one figure are not (they read token drop) */
+    { "M", "with token dropping", FALSE, 1.0, TRUE, "the notes" },
+    { "M", "trained with token dropping", FALSE, 1.0, TRUE, "the notes" },
+    { "M", "Token drop is enabled.", FALSE, 1.0, TRUE, "the notes" },
+    { "M", "USE_TOKEN_DROP=1", FALSE, 1.0, TRUE, "the notes" },
+    { "M", "MoE layers use token dropping (capacity factor 1.25)", FALSE, 1.25, FALSE,
+      "the notes" },
+    { "Mixtral 8x7B token drop", "", FALSE, 1.0, TRUE, "the model cell" },
+    { "M", "comparisons with token-drop baselines", FALSE, 0, FALSE, NULL },
+    { "M", "token-drop baselines", FALSE, 0, FALSE, NULL },
+    { "M", "token drop runs are 3% faster", FALSE, 0, FALSE, NULL },
+    { "M", "unlike token-drop setups", FALSE, 0, FALSE, NULL },
+    { "M", "token drop (baseline)", FALSE, 0, FALSE, NULL },
+    { "M", "295 (tokendrop) / 237 (dropless)", FALSE, 0, FALSE, NULL },
+    { "M", "token drop vs. dropless: 300 / 280", FALSE, 0, FALSE, NULL },
+    { "M", "token drop: no", FALSE, 0, FALSE, NULL },
   };
   for (guint i = 0; i < G_N_ELEMENTS (rows); i++)
     {
@@ -580,6 +597,8 @@ test_routing_outside_cell (void)
       { "token drop with ", "", 8000, -1, 1, TRUE },
       { "pad ", "to capacity; token drop", 50000, -1, 1, TRUE },
       { "no force balance ", "", 8000, 0, -1, FALSE },
+      { "token drop ", "", 8000, -1, 1, TRUE },
+      { "comparisons with token-drop baselines ", "", 8000, -1, -1, FALSE },
     };
     for (guint i = 0; i < G_N_ELEMENTS (big); i++)
       {
