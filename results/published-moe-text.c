@@ -285,7 +285,8 @@ mention_off (Clauses *c, const char *p, gsize n)
  * Not read: the noun "forced balance", and any of them as a table's label of one figure
  * beside another ("295 (forced balance) / 237 (dropless)", "force balanced vs. dropless:
  * 335 / 277", "force balanced: 335"), or in a clause about other runs ("comparisons with
- * force-balanced baselines"). 1 on, 0 off, -1 neither or both. */
+ * force-balanced baselines"). 1 on, 0 off, -1 neither, -2 both ("force balance; force
+ * balance: no"). */
 int
 res_pub_moe_forced_in_text (const char *text)
 {
@@ -313,7 +314,7 @@ res_pub_moe_forced_in_text (const char *text)
         else
           on = TRUE;
       }
-  return on && !off ? 1 : off && !on ? 0 : -1;
+  return on && !off ? 1 : off && !on ? 0 : on && off ? -2 : -1;
 }
 
 /* A capacity factor after "capacity factor" / "capacity_factor" / "capacity-factor"
@@ -453,7 +454,8 @@ drop_states_run (const char *low, const char *p, const char *q)
  * helper's defaults (Megatron-Bridge apply_moe_token_drop: moe_expert_capacity_factor
  * 1.0, moe_pad_expert_input_to_capacity True). A factor stated without padding is
  * Megatron-Core's --moe-expert-capacity-factor alone: not padded. 1 on (*capacity,
- * *pad set), 0 off, -1 neither, both, or two different factors. */
+ * *pad set), 0 off, -1 neither or two different factors, -2 both ("token drop, then
+ * dropless"). */
 int
 res_pub_moe_token_drop_in_text (const char *text, double *capacity, gboolean *pad)
 {
@@ -488,7 +490,7 @@ res_pub_moe_token_drop_in_text (const char *text, double *capacity, gboolean *pa
     if (word_start (low, p))
       off = TRUE;
   if (!(on && !off))
-    return off && !on ? 0 : -1;
+    return off && !on ? 0 : on && off ? -2 : -1;
   const double cf = capacity_in (low);
   if (cf < 0)
     return -1;

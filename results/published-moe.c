@@ -225,7 +225,8 @@ config_bool (const char *value)
  * said off -> forced_off; token drop ("tokendrop", "(tokendrop)", "token drop") ->
  * capacity_factor 1 and pad 1, NeMo's token-drop defaults, or the factor the pair
  * states; "dropless" / "token-dropless" -> no_drop. FALSE when the pair says none of
- * these (then it is no key=value, as before) or repeats a key. */
+ * these (then it is no key=value, as before), repeats a key, or says one both ways
+ * ("force balance, force balance: no"; "token drop, dropless"). */
 static gboolean
 flag_pair (const char *pair, ResPubMoe *out, GHashTable *seen, char **why, gboolean *known)
 {
@@ -233,7 +234,11 @@ flag_pair (const char *pair, ResPubMoe *out, GHashTable *seen, char **why, gbool
   double cf = 0;
   gboolean pad = FALSE;
   const int drop = res_pub_moe_token_drop_in_text (pair, &cf, &pad);
-  *known = forced >= 0 || drop >= 0;
+  *known = forced >= 0 || drop >= 0 || forced == -2 || drop == -2;
+  if (forced == -2)
+    return refuse (why, "'%s' says forced balance and not: they contradict", pair);
+  if (drop == -2)
+    return refuse (why, "'%s' says token drop and dropless: they contradict", pair);
   if (forced >= 0)
     {
       if (g_hash_table_contains (seen, "routing"))
@@ -442,6 +447,11 @@ res_pub_moe_parse (const char *cell, ResPubMoe *out, char **why)
                      "sliding_window_layers, attention, bias, glu_limit)", key);
     }
 
+  /* "routing=dropless;token drop", "token drop;dropless", "capacity_factor=1.25;dropless":
+   * a capacity drops tokens, dropless none (they were accepted, the capacity read) */
+  if (ok && out->no_drop && out->capacity_factor > 0)
+    ok = refuse (why, "token drop (capacity factor %g) and dropless routing contradict (hint: "
+                 "keep the one the run used)", out->capacity_factor);
   if (ok && !has_experts)
     ok = refuse (why, "experts is required (hint: experts=8;top_k=2;moe_ffn=14336)");
   if (ok && out->pad_to_capacity && !(out->capacity_factor > 0))

@@ -19,7 +19,8 @@
  *    "--moe-router-force-load-balancing") -> routing forced, said off -> forced_off;
  *    token drop ("tokendrop", "(tokendrop)", "token drop") -> capacity_factor 1 and pad 1
  *    (NeMo's token-drop defaults) or the factor it states; "dropless" / "token-dropless"
- *    -> no_drop.
+ *    -> no_drop. A pair saying both ways, or token drop (a flag or capacity_factor)
+ *    beside dropless (routing=dropless or a flag), refuses the cell: they contradict.
  *  - Required: experts, top_k, moe_ffn. top_k <= experts; shared_expert_ffn only with
  *    shared_experts > 0 (and defaults to shared_experts x moe_ffn, Megatron-Core's
  *    --moe-shared-expert-intermediate-size being the total of the shared experts).
@@ -187,14 +188,14 @@ gint64      res_pub_moe_etp_in_text    (const char *text);
 /* Forced-balance routing said ("force-balance the token distribution", "force load
  * balancing", "--moe-router-force-load-balancing", "moe_router_force_load_balancing=
  * True"): 1; said off ("without force load balancing", "...=False", "force balance:
- * no"): 0; -1 neither or both. A table's label of one figure among others ("force
+ * no"): 0; -1 neither, -2 both. A table's label of one figure among others ("force
  * balanced vs. dropless: 335 / 277") or prose about other runs is neither. */
 int         res_pub_moe_forced_in_text (const char *text);
 /* Token dropping said as the run's own ("(tokendrop)", "token drop", "with token
  * dropping", "token drop at capacity factor 1.25"): 1 with *capacity (the factor stated,
  * else 1.0) and *pad (padding said; unsaid, TRUE only without a stated factor: NeMo's
  * token-drop defaults); said off ("token-dropless", "dropless", "no token drop"): 0; -1
- * neither, both, or two factors. Prose about other runs ("comparisons with token-drop
+ * neither or two factors; -2 both. Prose about other runs ("comparisons with token-drop
  * baselines") and a table's label of one figure are neither. */
 int         res_pub_moe_token_drop_in_text (const char *text, double *capacity,
                                             gboolean *pad);
