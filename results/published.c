@@ -4222,6 +4222,23 @@ mla_unfused_on_blackwell (const ResPublishedCase *c, const char *framework)
          "TE's unfused attention";
 }
 
+/* Whether a size ends in tokens: "4096 tokens", "16 tok", "16 tokens/GPU" (the word
+ * after the number and any spaces) */
+static gboolean
+followed_by_tokens (const char *end)
+{
+  while (*end == ' ')
+    end++;
+  if (g_ascii_strncasecmp (end, "tok", 3) != 0)
+    return FALSE;
+  end += 3;
+  if (g_ascii_strncasecmp (end, "en", 2) == 0)
+    end += 2;
+  if (*end == 's' || *end == 'S')
+    end++;
+  return !g_ascii_isalpha (*end);
+}
+
 /* The micro-batch size a micro_batch cell (or the notes) gives after a label, where it
  * does not start with the number: the label at the start of a word, then any of " =:_-",
  * the word "size", then the number. Two kinds of label:
@@ -4232,9 +4249,11 @@ mla_unfused_on_blackwell (const ResPublishedCase *c, const char *framework)
  *     (*local TRUE): torchtitan's "local_batch_size=4", "local batch size 8", "LBS 4".
  * Where the labels give micro-batches, the micro-batch they agree on; else the local
  * batch they agree on; 0 when none; -1 when two of a kind differ ("mbs 2 ... mbs 4": no
- * reading). These read as 1 before. */
+ * reading). These read as 1 before. A size in tokens is no batch of sequences ("batch/GPU
+ * 4096 tokens", "micro_batch_size: 16 tokens": read as 4,096 and 16 sequences): not read,
+ * and *tokens set. */
 static gint64
-mb_labelled (const char *cell, gboolean *local)
+mb_labelled (const char *cell, gboolean *local, gboolean *tokens)
 {
   static const struct { const char *label; gboolean local; } labels[] = {
     { "micro_batch_size", FALSE }, { "micro-batch size", FALSE }, { "micro batch size", FALSE },
@@ -4268,7 +4287,9 @@ mb_labelled (const char *cell, gboolean *local)
           {
             char *end = NULL;
             gint64 n = g_ascii_strtoll (q, &end, 10);
-            if (n >= 1 && n <= G_MAXINT && !g_ascii_isalpha (*end) && *end != '.')
+            if (n >= 1 && n <= G_MAXINT && followed_by_tokens (end))
+              *tokens = TRUE;
+            else if (n >= 1 && n <= G_MAXINT && !g_ascii_isalpha (*end) && *end != '.')
               {
                 gint64 *f = &found[labels[i].local ? 1 : 0];
                 if (*f != 0 && *f != n)
@@ -4287,22 +4308,30 @@ mb_labelled (const char *cell, gboolean *local)
  * of the notes' labels agreeing. 1 with *n, *local (a local batch, not a micro-batch)
  * and *where ("the notes" or NULL: the cell); 0 when none is stated (the rule for an
  * unstated micro-batch); -1 when the cell says something but no size is read ("auto",
- * "mbs 2 or 4"), which was taken as 1. */
+ * "mbs 2 or 4"), which was taken as 1; -2 when the cell gives its size in tokens ("16
+ * tokens", "mbs=4096 tokens"), which was read as that many sequences. */
 static int
 micro_batch_stated (const ResCsv *csv, guint row, gint64 *n, gboolean *local,
                     const char **where)
 {
   const char *cell = get (csv, row, "micro_batch");
+  gboolean tokens = FALSE;
   *local = FALSE;
   *where = NULL;
+  double lead;
+  const char *lead_end = leading_number (cell, &lead);
+  if (lead_end != NULL && followed_by_tokens (lead_end))
+    return -2;
   if (cell_count (cell, n))
     return 1;
-  if ((*n = mb_labelled (cell, local)) > 0)
+  if ((*n = mb_labelled (cell, local, &tokens)) > 0)
     return 1;
+  if (tokens)
+    return -2;
   g_autofree char *t = g_strstrip (g_strdup (cell));
   if (*t != '\0' && !cell_unstated (t))
     return -1;
-  if ((*n = mb_labelled (get (csv, row, "notes"), local)) > 0)
+  if ((*n = mb_labelled (get (csv, row, "notes"), local, &tokens)) > 0)
     {
       *where = "the notes";
       return 1;
@@ -4812,6 +4841,9 @@ map_plan (ResPublishedCase *c, const ResCsv *csv, guint row, gint64 global_batch
   gboolean mb_local = FALSE;
   const char *mb_where = NULL;
   int mb_read = micro_batch_stated (csv, row, &v, &mb_local, &mb_where);
+  if (mb_read == -2)
+    return skip (c, "micro_batch '%s': a size in tokens is no micro-batch of sequences (hint: "
+                 "the sequences of one micro-batch, 'mbs=2')", get (csv, row, "micro_batch"));
   if (mb_read < 0)
     return skip (c, "micro_batch '%s': no micro-batch size read (hint: a number, or one after "
                  "its label: 'mbs=2', 'local_batch_size=4')", get (csv, row, "micro_batch"));

@@ -221,7 +221,9 @@
  * |                           |   with pp > 1 under a stack that runs pp x stages            |
  * |                           |   per rank micro-batches (torchtitan) -> local batch /       |
  * |                           |   (pp vpp) where it divides (405B, 32 on PP 8 -> 4); other   |
- * |                           |   text with no size read ("auto") -> skipped, saying so      |
+ * |                           |   text with no size read ("auto") -> skipped, saying so; a   |
+ * |                           |   size in tokens ("16 tokens", "batch/GPU 4096 tokens") is   |
+ * |                           |   no micro-batch: skipped in the cell, not read in the notes |
  * | global_batch              | required, or empty with micro_batch, grad_accum and dp (or   |
  * |                           |   tp and pp) given: their product; in tokens ("16M tokens",  |
  * |                           |   "2 million tokens", "1048576 tokens") ->                   |

@@ -3094,6 +3094,11 @@ test_micro_batch_labels (void)
     { "Megatron-LM", 4, "", "MBS 2 for the first runs, MBS 4 later", 1 },
     /* a micro-batch label in the notes wins over a local batch there */
     { "Megatron-LM", 4, "", "LBS 8 (local batch per pipeline step), MBS 2", 2 },
+    /* a size in tokens is no batch of sequences (read as 4,096 and 16 sequences) */
+    { "Megatron-LM", 4, "", "batch/GPU 4096 tokens", 1 },
+    { "Megatron-LM", 4, "", "micro_batch_size: 16 tokens", 1 },
+    { "Megatron-LM", 4, "", "mbs 16 tok", 1 },
+    { "Megatron-LM", 4, "", "MBS 2 (4096 tokens)", 2 },
     /* the cell wins over the notes */
     { "Megatron-LM", 4, "4", "MBS 2", 4 },
     { "Megatron-LM", 4, "", "", 1 },
@@ -3124,6 +3129,18 @@ test_micro_batch_labels (void)
                                                refused[i]);
       if (c->skip_reason == NULL || !g_str_has_prefix (c->skip_reason, want))
         g_error ("'%s': %s", refused[i], c->skip_reason ? c->skip_reason : "(ready)");
+    }
+  /* a cell giving its size in tokens is refused saying so (read as that many sequences) */
+  static const char *const in_tokens[] = { "16 tokens", "micro_batch_size: 16 tokens",
+                                           "batch/GPU 4096 tokens", "4096 Tokens" };
+  for (guint i = 0; i < G_N_ELEMENTS (in_tokens); i++)
+    {
+      g_autoptr (ResPublishedCase) c = mb_label_row ("Megatron-LM", 4, in_tokens[i], "");
+      g_assert_false (c->ready);
+      g_autofree char *want = g_strdup_printf ("micro_batch '%s': a size in tokens is no "
+                                               "micro-batch of sequences", in_tokens[i]);
+      if (c->skip_reason == NULL || !g_str_has_prefix (c->skip_reason, want))
+        g_error ("'%s': %s", in_tokens[i], c->skip_reason ? c->skip_reason : "(ready)");
     }
   /* the global batch from its parts takes a labelled micro-batch too: 4 x 2 x 64 = 512 */
   g_autoptr (ResPublishedCase) parts = case_of (
