@@ -4239,6 +4239,119 @@ followed_by_tokens (const char *end)
   return !g_ascii_isalpha (*end);
 }
 
+/* A word of a config list as the notes write one, in the text's own case: a key=value or
+ * key: value item ("tp=2", "GBS:512"), a flag ("--tp"), a number ("2", "8x", "1F1B"), or
+ * an abbreviation in capitals ("TP", "GBS", "FSDP"); not a word of prose ("used",
+ * "Megatron-LM", "No") */
+static gboolean
+config_word (const char *w, gsize n)
+{
+  if (n == 0)
+    return FALSE;
+  if (memchr (w, '=', n) != NULL || w[n - 1] == ':' || w[0] == '-' || g_ascii_isdigit (w[0]))
+    return TRUE;
+  gboolean upper = FALSE;
+  for (gsize i = 0; i < n; i++)
+    {
+      if (g_ascii_islower (w[i]))
+        return FALSE;
+      upper = upper || g_ascii_isupper (w[i]);
+    }
+  return n >= 2 && upper;
+}
+
+/* Whether a micro-batch label in the notes, at `p` of `text` (`low` its lower case) with
+ * its number ending at `end`, reads as the run's setting rather than prose:
+ *  - no negation nor word of other runs before it in its sentence part (back to '.', ';',
+ *    ',', a bracket or a line end): not "No mbs 4 runs.", "previous work used mbs=4",
+ *    "other runs: mbs=4";
+ *  - at the start of its clause (the part also ends at ':'), or after config words only
+ *    (config_word): "Table 5: local batch size 32", "MBS 2, GBS 512", "TP 2 PP 4 MBS 2",
+ *    "--tp 2 --micro-batch-size 2";
+ *  - its number followed by the end, punctuation, a bracket, a config word or a word of
+ *    what it counts ("local batch size 8 per FSDP rank", "MBS 2 sequences"): not "MBS 2
+ *    for the first runs".
+ * When in doubt it is not read. It looks at most 200 chars back, so a long text is read
+ * in linear time. */
+static gboolean
+mb_label_is_config (const char *text, const char *low, const char *p, const char *end)
+{
+  static const char *const prose[] = { "no", "not", "without", "never", "non", "previous",
+                                       "previously", "prior", "other", "others", "earlier",
+                                       "baseline", "baselines", "compared", "comparison",
+                                       "versus", "vs", "than", "unlike", "instead", "if",
+                                       "would", "could" };
+  static const char *const counts[] = { "per", "x", "sequences", "sequence", "seqs", "samples",
+                                        "sample", "and", "with", "on", "at", "each" };
+  const char *part = p, *clause = NULL;
+  while (part > low && p - part < 200 && strchr (".;,()[]\n", part[-1]) == NULL)
+    {
+      if (clause == NULL && part[-1] == ':')
+        clause = part;
+      part--;
+    }
+  if (part > low && strchr (".;,()[]\n", part[-1]) == NULL)
+    return FALSE;                      /* no sentence part within reach: prose */
+  if (clause == NULL)
+    clause = part;
+  for (const char *w = part; w < p;)
+    {
+      while (w < p && !g_ascii_isalnum (*w))
+        w++;
+      const char *e = w;
+      while (e < p && g_ascii_isalnum (*e))
+        e++;
+      for (guint i = 0; i < G_N_ELEMENTS (prose); i++)
+        if (strlen (prose[i]) == (gsize) (e - w) && strncmp (w, prose[i], (gsize) (e - w)) == 0)
+          return FALSE;
+      w = e;
+    }
+  for (const char *w = clause; w < p;)
+    {
+      while (w < p && (*w == ' ' || *w == '\t'))
+        w++;
+      const char *e = w;
+      while (e < p && *e != ' ' && *e != '\t')
+        e++;
+      /* the label's own leading dashes or quotes ("--micro-batch-size", "`mbs") */
+      gboolean own = TRUE;
+      for (const char *k = w; k < e; k++)
+        own = own && strchr ("-*`'\"", *k) != NULL;
+      if (e > w && !own && !config_word (text + (w - low), (gsize) (e - w)))
+        return FALSE;
+      w = e;
+    }
+  const char *a = end;
+  while (*a == ' ')
+    a++;
+  if (*a == '\0' || strchr (",;.:)]/|(", *a) != NULL)
+    return TRUE;
+  const char *e = a;
+  while (*e != '\0' && *e != ' ' && strchr (",;.)]", *e) == NULL)
+    e++;
+  if (config_word (text + (a - low), (gsize) (e - a)))
+    return TRUE;
+  for (guint i = 0; i < G_N_ELEMENTS (counts); i++)
+    if (strlen (counts[i]) == (gsize) (e - a) && strncmp (a, counts[i], (gsize) (e - a)) == 0)
+      return TRUE;
+  return FALSE;
+}
+
+/* A weight after a size ("10 (pounds)", "10 lbs", "4 kg"): "lbs" is pounds as often as a
+ * local batch */
+static gboolean
+followed_by_weight (const char *end)
+{
+  static const char *const units[] = { "pounds", "pound", "lbs", "lb", "kg", "kgs", "oz" };
+  while (*end == ' ' || *end == '(')
+    end++;
+  for (guint i = 0; i < G_N_ELEMENTS (units); i++)
+    if (g_ascii_strncasecmp (end, units[i], strlen (units[i])) == 0
+        && !g_ascii_isalpha (end[strlen (units[i])]))
+      return TRUE;
+  return FALSE;
+}
+
 /* The micro-batch size a micro_batch cell (or the notes) gives after a label, where it
  * does not start with the number: the label at the start of a word, then any of " =:_-",
  * the word "size", then the number. Two kinds of label:
@@ -4251,9 +4364,11 @@ followed_by_tokens (const char *end)
  * batch they agree on; 0 when none; -1 when two of a kind differ ("mbs 2 ... mbs 4": no
  * reading). These read as 1 before. A size in tokens is no batch of sequences ("batch/GPU
  * 4096 tokens", "micro_batch_size: 16 tokens": read as 4,096 and 16 sequences): not read,
- * and *tokens set. */
+ * and *tokens set; nor is a weight ("lbs = 10 (pounds)"). In the notes (`notes`) a label
+ * is read only where it reads as the run's setting (mb_label_is_config: not "previous work
+ * used mbs=4", "No mbs 4 runs."). */
 static gint64
-mb_labelled (const char *cell, gboolean *local, gboolean *tokens)
+mb_labelled (const char *cell, gboolean notes, gboolean *local, gboolean *tokens)
 {
   static const struct { const char *label; gboolean local; } labels[] = {
     { "micro_batch_size", FALSE }, { "micro-batch size", FALSE }, { "micro batch size", FALSE },
@@ -4289,6 +4404,9 @@ mb_labelled (const char *cell, gboolean *local, gboolean *tokens)
             gint64 n = g_ascii_strtoll (q, &end, 10);
             if (n >= 1 && n <= G_MAXINT && followed_by_tokens (end))
               *tokens = TRUE;
+            else if (followed_by_weight (end)
+                     || (notes && !mb_label_is_config (cell, low, p, end)))
+              continue;
             else if (n >= 1 && n <= G_MAXINT && !g_ascii_isalpha (*end) && *end != '.')
               {
                 gint64 *f = &found[labels[i].local ? 1 : 0];
@@ -4324,14 +4442,14 @@ micro_batch_stated (const ResCsv *csv, guint row, gint64 *n, gboolean *local,
     return -2;
   if (cell_count (cell, n))
     return 1;
-  if ((*n = mb_labelled (cell, local, &tokens)) > 0)
+  if ((*n = mb_labelled (cell, FALSE, local, &tokens)) > 0)
     return 1;
   if (tokens)
     return -2;
   g_autofree char *t = g_strstrip (g_strdup (cell));
   if (*t != '\0' && !cell_unstated (t))
     return -1;
-  if ((*n = mb_labelled (get (csv, row, "notes"), local, &tokens)) > 0)
+  if ((*n = mb_labelled (get (csv, row, "notes"), TRUE, local, &tokens)) > 0)
     {
       *where = "the notes";
       return 1;

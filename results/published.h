@@ -217,7 +217,10 @@
  * |                           |   the stack's split (torchtitan: local / (pp vpp) where it   |
  * |                           |   divides, else 1; others: one-sample micro-batches); empty  |
  * |                           |   (or "not stated") -> such a label in the notes, all of     |
- * |                           |   them agreeing, else 1;                                     |
+ * |                           |   them agreeing, else 1; a notes label only where it reads   |
+ * |                           |   as the run's setting (a clause's start or config words     |
+ * |                           |   before it, no negation or other runs: not "previous work   |
+ * |                           |   used mbs=4", "No mbs 4 runs.", "lbs = 10 (pounds)");       |
  * |                           |   with pp > 1 under a stack that runs pp x stages            |
  * |                           |   per rank micro-batches (torchtitan) -> local batch /       |
  * |                           |   (pp vpp) where it divides (405B, 32 on PP 8 -> 4); other   |

@@ -3099,6 +3099,22 @@ test_micro_batch_labels (void)
     { "Megatron-LM", 4, "", "micro_batch_size: 16 tokens", 1 },
     { "Megatron-LM", 4, "", "mbs 16 tok", 1 },
     { "Megatron-LM", 4, "", "MBS 2 (4096 tokens)", 2 },
+    /* the notes' label is read only where it reads as the run's setting: at the start of
+     * a clause or among config words, no negation nor other runs before it, no prose after
+     * its number (these read 4 or 8) */
+    { "Megatron-LM", 4, "", "previous work used mbs=4", 1 },
+    { "Megatron-LM", 4, "", "No mbs 4 runs.", 1 },
+    { tt, 1, "", "lbs = 8 (pounds)", 1 },
+    { tt, 1, "", "weighs 8 lbs", 1 },
+    { "Megatron-LM", 4, "", "other runs: mbs=4", 1 },
+    { "Megatron-LM", 4, "", "the baseline used mbs 4", 1 },
+    { "Megatron-LM", 4, "", "Megatron-LM used MBS 4", 1 },
+    { "Megatron-LM", 4, "", "MBS 4 runs were slower", 1 },
+    { "Megatron-LM", 4, "", "TP 2 PP 4 MBS 2", 2 },
+    { "Megatron-LM", 4, "", "tp=2 mbs=4", 4 },
+    { "Megatron-LM", 4, "", "flags: --tp 2 --micro-batch-size 2", 2 },
+    { "Megatron-LM", 4, "", "No activation checkpointing. MBS 2 (sequences)", 2 },
+    { tt, 1, "", "LBS = 8", 8 },
     /* the cell wins over the notes */
     { "Megatron-LM", 4, "4", "MBS 2", 4 },
     { "Megatron-LM", 4, "", "", 1 },
