@@ -4420,14 +4420,41 @@ mb_labelled (const char *cell, gboolean notes, gboolean *local, gboolean *tokens
   return found[0] != 0 ? found[0] : found[1];
 }
 
+/* A micro_batch cell that leaves the size to the notes or the stack: "see notes", "(see
+ * the notes)", "see below", "default", "the stack default" (any case, a final '.'). They
+ * read as an empty cell does (the notes' one reading, else the stack's rule), where they
+ * were refused for giving no size (and read as 1 before that). */
+static gboolean
+mb_cell_defers (const char *t)
+{
+  static const char *const words[] = { "see notes", "see note", "see the notes", "see below",
+                                       "default", "defaults", "the default",
+                                       "framework default", "stack default" };
+  g_autofree char *w = g_strdup (t);
+  gsize n = strlen (w);
+  if (n > 0 && w[n - 1] == '.')
+    w[--n] = '\0';
+  if (n >= 2 && w[0] == '(' && w[n - 1] == ')')
+    {
+      w[n - 1] = '\0';
+      memmove (w, w + 1, n - 1);
+    }
+  g_strstrip (w);
+  for (guint i = 0; i < G_N_ELEMENTS (words); i++)
+    if (g_ascii_strcasecmp (w, words[i]) == 0)
+      return TRUE;
+  return FALSE;
+}
+
 /* The batch a row states for one data-parallel rank and step of its pipeline: the
- * micro_batch cell (a count, or mb_labelled), else, where the cell is empty or says it
- * says nothing, a label in the notes ("local batch size 32, global batch size 256"), all
- * of the notes' labels agreeing. 1 with *n, *local (a local batch, not a micro-batch)
- * and *where ("the notes" or NULL: the cell); 0 when none is stated (the rule for an
- * unstated micro-batch); -1 when the cell says something but no size is read ("auto",
- * "mbs 2 or 4"), which was taken as 1; -2 when the cell gives its size in tokens ("16
- * tokens", "mbs=4096 tokens"), which was read as that many sequences. */
+ * micro_batch cell (a count, or mb_labelled), else, where the cell is empty, says it
+ * says nothing or defers ("see notes", "default": mb_cell_defers), a label in the notes
+ * ("local batch size 32, global batch size 256"), all of the notes' labels agreeing. 1
+ * with *n, *local (a local batch, not a micro-batch) and *where ("the notes" or NULL: the
+ * cell); 0 when none is stated (the rule for an unstated micro-batch); -1 when the cell
+ * says something but no size is read ("auto", "mbs 2 or 4"), which was taken as 1; -2
+ * when the cell gives its size in tokens ("16 tokens", "mbs=4096 tokens"), which was read
+ * as that many sequences. */
 static int
 micro_batch_stated (const ResCsv *csv, guint row, gint64 *n, gboolean *local,
                     const char **where)
@@ -4447,7 +4474,7 @@ micro_batch_stated (const ResCsv *csv, guint row, gint64 *n, gboolean *local,
   if (tokens)
     return -2;
   g_autofree char *t = g_strstrip (g_strdup (cell));
-  if (*t != '\0' && !cell_unstated (t))
+  if (*t != '\0' && !cell_unstated (t) && !mb_cell_defers (t))
     return -1;
   if ((*n = mb_labelled (get (csv, row, "notes"), TRUE, local, &tokens)) > 0)
     {

@@ -216,8 +216,9 @@
  * |                           |   "local batch size 8") -> the micro-batch at pp 1, under PP |
  * |                           |   the stack's split (torchtitan: local / (pp vpp) where it   |
  * |                           |   divides, else 1; others: one-sample micro-batches); empty  |
- * |                           |   (or "not stated") -> such a label in the notes, all of     |
- * |                           |   them agreeing, else 1; a notes label only where it reads   |
+ * |                           |   (or "not stated", "see notes", "default") -> such a label  |
+ * |                           |   in the notes, all of them agreeing, else 1; a notes label  |
+ * |                           |   only where it reads                                        |
  * |                           |   as the run's setting (a clause's start or config words     |
  * |                           |   before it, no negation or other runs: not "previous work   |
  * |                           |   used mbs=4", "No mbs 4 runs.", "lbs = 10 (pounds)");       |

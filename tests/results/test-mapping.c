@@ -3115,6 +3115,17 @@ test_micro_batch_labels (void)
     { "Megatron-LM", 4, "", "flags: --tp 2 --micro-batch-size 2", 2 },
     { "Megatron-LM", 4, "", "No activation checkpointing. MBS 2 (sequences)", 2 },
     { tt, 1, "", "LBS = 8", 8 },
+    /* a cell that defers to the notes or the stack reads as an empty one (they were
+     * refused, and read as 1 before) */
+    { "Megatron-LM", 4, "see notes", "MBS 2, GBS 512", 2 },
+    { "Megatron-LM", 4, "(see notes)", "MBS 2", 2 },
+    { "Megatron-LM", 4, "See notes.", "", 1 },
+    { "Megatron-LM", 4, "see notes", "MBS 2 for the first runs, MBS 4 later", 1 },
+    { "Megatron-LM", 4, "see notes", "MBS 2 ... MBS 4", 1 },
+    { "Megatron-LM", 4, "default", "", 1 },
+    { "Megatron-LM", 4, "Default", "MBS 2", 2 },
+    { tt, 4, "default", "", 8 },
+    { tt, 4, "", "", 8 },
     /* the cell wins over the notes */
     { "Megatron-LM", 4, "4", "MBS 2", 4 },
     { "Megatron-LM", 4, "", "", 1 },
