@@ -5244,10 +5244,25 @@ map_plan (ResPublishedCase *c, const ResCsv *csv, guint row, gint64 global_batch
       if (c->moe.present && c->moe.etp == 0 && p->tp > 1 && hint != NULL
           && strstr (why, "expert layout does not fold") != NULL
           && (e = res_pub_moe_etp_that_folds (&c->moe, p)) > 0 && g_str_has_suffix (why, ")"))
-        return skip (c, "%.*s, or etp=%d in the moe cell: etp not stated, so expert tp is "
-                     "Megatron-Core's default, the TP degree %d)", (int) strlen (why) - 1, why,
-                     e, p->tp);
-      return skip (c, "%s", why);
+        {
+          /* The run happened, and at the default it cannot have: the largest expert TP
+           * under which its stated degrees fold is the one it ran (Megatron-Bridge's
+           * Qwen3-235B recipes set expert_tensor_parallel_size 1 beside TP 2 and 4, which
+           * their performance tables leave out), said so on the explain line; where even
+           * that fails the row is skipped with the hint as before */
+          const int tp_default = p->tp;
+          p->etp = e;
+          g_clear_error (&error);
+          if (plan_resolve (p, c->model, c->cluster, &error))
+            c->moe.etp_from = "none stated: the default, the TP degree, does not fold the "
+                              "stated degrees, so the largest expert TP that does";
+          else
+            return skip (c, "%.*s, or etp=%d in the moe cell: etp not stated, so expert tp "
+                         "is Megatron-Core's default, the TP degree %d)", (int) strlen (why) - 1,
+                         why, e, tp_default);
+        }
+      else
+        return skip (c, "%s", why);
     }
   /* an option the row's stack does not run (GPipe or HSDP on megatron-core, FP8 on
    * meta-llama3, ZeRO-3 on megatron-lm-2021) is refused as predict and search refuse it
