@@ -3890,8 +3890,9 @@ negated_before (const char *low, const char *p)
 static gboolean
 negated_after (const char *a)
 {
+  gboolean bracket = FALSE;
   while (*a == ' ' || *a == ':' || *a == '=' || *a == '(' || *a == '-')
-    a++;
+    bracket |= *a++ == '(';
   if (g_str_has_prefix (a, "was ") || g_str_has_prefix (a, "is ") || g_str_has_prefix (a, "were "))
     a = strchr (a, ' ') + 1;
   static const char *const neg[] = { "not stated", "not used", "not enabled", "not applied",
@@ -3900,9 +3901,15 @@ negated_after (const char *a)
   for (guint i = 0; i < G_N_ELEMENTS (neg); i++)
     {
       gsize k = strlen (neg[i]);
-      if (strncmp (a, neg[i], k) == 0 && !g_ascii_isalnum (a[k])
-          && (!g_str_equal (neg[i], "not stated")
-              || a[k] == '\0' || a[k] == '.' || a[k] == ';' || a[k] == ')'))
+      /* the verdict is the whole of what follows: "(no)", ": no.", "(off)", "not stated."
+       * -- not a bracket or clause about something else ("torch.compile (no AC)",
+       * "activation checkpointing (no CPU offload)", ": no selective, full") */
+      const char t = a[k];
+      const gboolean ends = t == '\0' || t == '.' || t == ';' || t == ',' || t == ')';
+      if (strncmp (a, neg[i], k) == 0 && !g_ascii_isalnum (t)
+          && ((!bracket && !g_str_equal (neg[i], "no") && !g_str_equal (neg[i], "not stated"))
+              || ends)
+          && (!bracket || t == ')'))
         return TRUE;
     }
   return FALSE;
@@ -5241,6 +5248,21 @@ map_plan (ResPublishedCase *c, const ResCsv *csv, guint row, gint64 global_batch
        * ("(hint: ep 16, or etp=1 in the moe cell: ...)") */
       const char *hint = strstr (why, "(hint:");
       int e = 0;
+      /* ... where the row says nothing of its expert TP: a mention the readers could not
+       * turn into a size ("ETP is 4", "ETP=TP", "expert tensor parallelism of 4") may
+       * state the default that does not fold, and keeps the skip */
+      const char *ep_text = get (csv, row, "ep"), *notes_text = get (csv, row, "notes");
+      gboolean mentions_etp = FALSE;
+      static const char *const etp_words[] = { "etp", "expert tp", "expert-tp",
+                                               "expert tensor", "expert_tensor" };
+      for (guint i = 0; i < G_N_ELEMENTS (etp_words) && !mentions_etp; i++)
+        mentions_etp = contains_ci (ep_text, etp_words[i]) || contains_ci (notes_text, etp_words[i]);
+      if (c->moe.present && c->moe.etp == 0 && p->tp > 1 && hint != NULL && mentions_etp
+          && strstr (why, "expert layout does not fold") != NULL
+          && (e = res_pub_moe_etp_that_folds (&c->moe, p)) > 0 && g_str_has_suffix (why, ")"))
+        return skip (c, "%.*s, or etp=%d in the moe cell: etp not stated, so expert tp is "
+                     "Megatron-Core's default, the TP degree %d)", (int) strlen (why) - 1, why,
+                     e, p->tp);
       if (c->moe.present && c->moe.etp == 0 && p->tp > 1 && hint != NULL
           && strstr (why, "expert layout does not fold") != NULL
           && (e = res_pub_moe_etp_that_folds (&c->moe, p)) > 0 && g_str_has_suffix (why, ")"))

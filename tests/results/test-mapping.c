@@ -2357,6 +2357,12 @@ test_recompute_notes_negated (void)
     { "without any activation checkpointing", PLAN_RECOMPUTE_NONE },
     { "did not need activation checkpointing", PLAN_RECOMPUTE_NONE },
     { "no selective or full recompute; activation checkpointing disabled", PLAN_RECOMPUTE_NONE },
+    /* a bracket or clause after it about something else (the third audit) */
+    { "activation checkpointing (no CPU offload)", PLAN_RECOMPUTE_FULL },
+    { "activation checkpointing - no offloading", PLAN_RECOMPUTE_FULL },
+    { "activation checkpointing: no selective, full", PLAN_RECOMPUTE_FULL },
+    { "activation checkpointing (no)", PLAN_RECOMPUTE_NONE },
+    { "activation checkpointing: no.", PLAN_RECOMPUTE_NONE },
     { "", PLAN_RECOMPUTE_NONE },
   };
   for (guint i = 0; i < G_N_ELEMENTS (rows); i++)
@@ -2442,6 +2448,11 @@ test_pytorch_fsdp_compile (void)
                                        "PyTorch FSDP, torch.compile: no",
                                        "PyTorch FSDP, torch.compile was off",
                                        "PyTorch FSDP, torch.compile (disabled)" };
+  /* a bracket about something else leaves it compiled (the third audit) */
+  c = row ("H100-SXM-80GB", 64, 1, "FSDP (full shard)", "PyTorch FSDP + torch.compile (no AC)",
+           "bf16");
+  g_assert_true (c->plan.compile);
+  res_published_case_free (c);
   for (guint i = 0; i < G_N_ELEMENTS (eager); i++)
     {
       c = row ("H100-SXM-80GB", 64, 1, "FSDP (full shard)", eager[i], "bf16");
