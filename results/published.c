@@ -3904,9 +3904,11 @@ negated_after (const char *a)
       /* the verdict is the whole of what follows: "(no)", ": no.", "(off)", "not stated."
        * -- not a bracket or clause about something else ("torch.compile (no AC)",
        * "activation checkpointing (no CPU offload)", ": no selective, full") */
+      if (strncmp (a, neg[i], k) != 0)
+        continue;   /* (a[k] is read only past a match: a may be shorter) */
       const char t = a[k];
       const gboolean ends = t == '\0' || t == '.' || t == ';' || t == ',' || t == ')';
-      if (strncmp (a, neg[i], k) == 0 && !g_ascii_isalnum (t)
+      if (!g_ascii_isalnum (t)
           && ((!bracket && !g_str_equal (neg[i], "no") && !g_str_equal (neg[i], "not stated"))
               || ends)
           && (!bracket || t == ')'))
