@@ -489,16 +489,21 @@ search_nvlink_domain (const TopoCluster *cl)
 
 /* Whether consecutive groups of t ranks (tp is the innermost axis of both rank orders)
  * cross a boundary of the NVLink domains of `server` GPUs among g ranks: tp 3 or 6 on
- * 8-GPU servers ({6, 7, 8}). A tp above the domain is the span rule's
- * (--allow-cross-node-tp). Not on a domain whose size is no power of two, the 72-GPU
- * NVL72 rack: a job of several racks is placed in segments of 16 of its 18 trays, 64
- * GPUs (NVIDIA's Slurm block-scheduling guidance for GB200 NVL72: segment size 16 for
- * jobs of 128 GPUs and more), so its power-of-two groups do not straddle there, though
- * tandem's presets count 72 GPUs a rack. */
+ * 8-GPU servers ({6, 7, 8}), tp 4 on 6-GPU servers ({4, 5, 6, 7}). A tp above the domain
+ * is the span rule's (--allow-cross-node-tp). Not for a power-of-two tp on a rack-scale
+ * domain of 64 GPUs or more whose size is no power of two, the 72-GPU NVL72 rack: a job
+ * of several racks is placed in segments of 16 of its 18 trays, 64 GPUs (NVIDIA's Slurm
+ * block-scheduling guidance for GB200 NVL72: segment size 16 for jobs of 128 GPUs and
+ * more), so its power-of-two groups do not straddle there, though tandem's presets count
+ * 72 GPUs a rack. Every other domain is taken as it is: the exemption once covered every
+ * size that is no power of two, so a cluster file of 6- or 12-GPU servers had tp 4 (or
+ * 8) searched and ranked first with groups across two servers (audit of 7 Dec). */
 static gboolean
 tp_straddles (int t, int server, int g)
 {
-  if (t <= 1 || t > server || server % t == 0 || g <= server || (server & (server - 1)) != 0)
+  if (t <= 1 || t > server || server % t == 0 || g <= server)
+    return FALSE;
+  if ((server & (server - 1)) != 0 && server >= 64 && (t & (t - 1)) == 0)
     return FALSE;
   for (gint64 k = 0; (k + 1) * t <= g; k++)
     if (k * t / server != (k * t + t - 1) / server)

@@ -334,6 +334,56 @@ test_tp_within_domain (void)
        "2048 --gbs 160 --tp 16 --pp 1 --top 1 --no-db", &r);
   g_assert_cmpint (r.status, ==, 0);
   run_clear (&r);
+  /* a cluster of 6-GPU servers (4 x 6 = 24 GPUs, the h200-node preset's server with 6
+   * GPUs and a network level above): tp 4's groups {4, 5, 6, 7} straddle servers 0 and 1,
+   * so --tp 4 is refused as --tp 3 is on 8-GPU servers; of the default space's degrees
+   * (at most the domain's 6 and dividing Llama 3 8B's 32 heads and 8 KV heads: 1, 2, 4)
+   * tp 4 is dropped the same way, so every ranked plan has tp 1 or 2 */
+  {
+    g_autofree char *dir = g_dir_make_tmp ("tandem-six-XXXXXX", NULL);
+    g_autofree char *preset = g_build_filename (g_getenv ("TANDEM_SOURCE_ROOT"), "topology",
+                                                "presets", "h200-node.json", NULL);
+    g_autoptr (JsonParser) cp = json_parser_new ();
+    g_assert_true (json_parser_load_from_file (cp, preset, NULL));
+    JsonObject *root = json_node_get_object (json_parser_get_root (cp));
+    json_object_set_string_member (root, "name", "six-gpu-servers");
+    JsonArray *levels = json_object_get_array_member (root, "levels");
+    json_object_set_int_member (json_array_get_object_element (levels, 0), "count", 6);
+    JsonObject *net = json_object_new ();
+    json_object_set_string_member (net, "name", "cluster");
+    json_object_set_int_member (net, "count", 4);
+    json_object_set_double_member (net, "bw_GBps", 50);
+    json_object_set_double_member (net, "latency_us", 5);
+    json_array_add_object_element (levels, net);
+    g_autoptr (JsonGenerator) gen = json_generator_new ();
+    json_generator_set_root (gen, json_parser_get_root (cp));
+    g_autofree char *six = g_build_filename (dir, "six.json", NULL);
+    g_assert_true (json_generator_to_file (gen, six, NULL));
+    g_autofree char *cmd = g_strdup_printf ("search --model llama3-8b --cluster %s --gpus 24 "
+                                            "--gbs 24 --seq-length 4096 --pp 1 --tp 4 "
+                                            "--threads 1 --no-db --top 1", six);
+    run (NULL, cmd, &r);
+    g_assert_cmpint (r.status, ==, 2);
+    g_assert_nonnull (strstr (r.err, "--tp 4 does not divide the NVLink domains of 6 GPUs"));
+    run_clear (&r);
+    g_autofree char *all = g_strdup_printf ("search --model llama3-8b --cluster %s --gpus 24 "
+                                            "--gbs 24 --seq-length 4096 --pp 1 --threads 1 "
+                                            "--no-db --top 1000 --json", six);
+    run (NULL, all, &r);
+    g_assert_cmpint (r.status, ==, 0);
+    JsonArray *t6 = json_object_get_array_member (object_of (parser, r.out), "top");
+    g_assert_cmpuint (json_array_get_length (t6), >, 0);
+    for (guint i = 0; i < json_array_get_length (t6); i++)
+      {
+        JsonObject *par = json_object_get_object_member (json_object_get_object_member (
+          json_array_get_object_element (t6, i), "plan"), "parallelism");
+        gint64 tp = json_object_get_int_member (par, "tensor_parallel_degree");
+        g_assert_true (tp == 1 || tp == 2);
+      }
+    g_unlink (six);
+    g_rmdir (dir);
+  }
+  run_clear (&r);
   /* a size of a list that nothing fits is said, the others searched (tp 2 divides no 7) */
   run (NULL, "search --model llama3-8b --cluster dgx-h100-superpod --gpus 16,7 --tp 2 "
        "--seq-length 4096 --gbs 64 --top 1 --no-db", &r);
