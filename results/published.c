@@ -82,10 +82,38 @@ cell_approximate (const char *cell)
   return approximate_figure (cell) != NULL;
 }
 
+/* The length of a thousands separator at `p`: a comma, a space, a no-break space (U+00A0)
+ * or a thin / narrow no-break space (U+2009, U+202F), as SI and typeset tables group
+ * digits ("1 024", "12\xe2\x80\x89000"); 0 when none. */
+static gsize
+group_separator (const char *p)
+{
+  if (*p == ',' || *p == ' ')
+    return 1;
+  if ((guchar) p[0] == 0xc2 && (guchar) p[1] == 0xa0)
+    return 2;
+  if ((guchar) p[0] == 0xe2 && (guchar) p[1] == 0x80
+      && ((guchar) p[2] == 0x89 || (guchar) p[2] == 0xaf))
+    return 3;
+  return 0;
+}
+
+/* Whether `p` is a thousands group after a separator of `sep` bytes: the separator, then
+ * exactly three digits and no fourth */
+static gboolean
+thousands_group (const char *p, gsize sep)
+{
+  return sep > 0 && g_ascii_isdigit (p[sep]) && g_ascii_isdigit (p[sep + 1])
+         && g_ascii_isdigit (p[sep + 2]) && !g_ascii_isdigit (p[sep + 3]);
+}
+
 /* The leading number of a cell and where it ends: thousands separators read ("8,192",
- * "16,384": a group of 1-3 digits, then groups of exactly 3 after commas); an approximate
- * sign or word before it skipped (approximate_figure: "~64", "about 64" are about 64);
- * NULL when the cell is empty or starts with anything else. */
+ * "16,384", "1 024", "12 000" with a space, a no-break or a thin space: a group of 1-3
+ * digits, then groups of exactly 3 after the same separator; "1 024" was read as 1 and
+ * "12 000" tokens/s as 12); an approximate sign or word before it skipped
+ * (approximate_figure: "~64", "about 64" are about 64); NULL when the cell is empty or
+ * starts with anything else. Groups that are not thousands ("1 02", "1024 000") end the
+ * number at the first group, and garbled_number refuses the cell. */
 static const char *
 leading_number (const char *cell, double *out)
 {
@@ -96,19 +124,21 @@ leading_number (const char *cell, double *out)
   if (*cell == '\0' || !(g_ascii_isdigit (*cell) || *cell == '.' || *cell == '+'
                          || *cell == '-'))
     return NULL;
-  /* "8,192": digits in comma groups of three, the whole run a number */
+  /* "8,192", "1 024": digits in groups of three after one kind of separator, the whole
+   * run a number */
   const char *q = cell;
   while (g_ascii_isdigit (*q))
     q++;
-  if (q - cell >= 1 && q - cell <= 3 && q[0] == ',' && g_ascii_isdigit (q[1])
-      && g_ascii_isdigit (q[2]) && g_ascii_isdigit (q[3]) && !g_ascii_isdigit (q[4]))
+  const gsize sep = group_separator (q);
+  if (q - cell >= 1 && q - cell <= 3 && thousands_group (q, sep))
     {
       g_autoptr (GString) digits = g_string_new_len (cell, q - cell);
-      while (q[0] == ',' && g_ascii_isdigit (q[1]) && g_ascii_isdigit (q[2])
-             && g_ascii_isdigit (q[3]) && !g_ascii_isdigit (q[4]))
+      const char *first = q;   /* "1,024 000" is no number of one kind of groups */
+      while (group_separator (q) == sep && strncmp (q, first, sep) == 0
+             && thousands_group (q, sep))
         {
-          g_string_append_len (digits, q + 1, 3);
-          q += 4;
+          g_string_append_len (digits, q + sep, 3);
+          q += sep + 3;
         }
       if (*q != '.')
         {
@@ -808,7 +838,8 @@ static const struct {
 /* Where a cell that starts as a number goes on in a way no reader here takes, what
  * follows the number (a static description), else NULL: a hexadecimal number ("0x10",
  * which strtod reads as 16), a second decimal point ("1.42.0"), a digit separator
- * other than thousands groups ("1_000", the decimal comma "12,5", a list "8,1"), or
+ * other than thousands groups ("1_000", the decimal comma "12,5", a list "8,1", spaced
+ * groups that are not thousands "1 02" or "1024 000"), or
  * letters right after the number that are no magnitude or unit these columns know
  * ("12.5abc", "8abc", "8x" with no second count). Each was read as the number it began
  * with: "12,5" as 12 s, "0x10" as 16 s. */
@@ -865,6 +896,25 @@ garbled_number (const char *cell, const char *lead_end, const char *column)
             if (g_str_has_prefix (what, "a product") && strcmp (column, "n_gpus") == 0)
               return NULL;
             return what;
+          }
+      }
+  }
+  /* digits grouped by spaces that are no thousands groups ("1 02", "1024 000", "2 4"):
+   * leading_number reads "1 024" whole, and this was read as its first group */
+  {
+    const gsize sep = group_separator (lead_end);
+    if (sep > 0 && *lead_end != ',')
+      {
+        const char *q = lead_end + sep;
+        while (*q == ' ')
+          q++;
+        if (g_ascii_isdigit (*q))
+          {
+            while (g_ascii_isdigit (*q))
+              q++;
+            if (!g_ascii_isalpha (*q) && *q != '-' && *q != '/')
+              return "digits grouped by spaces that are no thousands groups (1-3 digits, "
+                     "then groups of exactly three)";
           }
       }
   }
@@ -926,13 +976,18 @@ row_cells_problem (const ResCsv *csv, guint row)
       double lead;
       const char *lead_end = leading_number (cell, &lead);
       const char *garbled = garbled_number (cell, lead_end, cell_rules[i].column);
+      /* the caps hold for the whole grouped number ("20 000 000" tokens/s a GPU passed the
+       * cap as its first group, 20) */
+      if (lead_end != NULL)
+        v = lead;
       if (garbled != NULL && g_str_has_prefix (garbled, "a hex"))
         return g_strdup_printf ("refused: %s '%s' is %s, not read here (hint: write it in "
                                 "decimal)", cell_rules[i].column, cell, garbled);
       if (garbled != NULL)
         return g_strdup_printf ("refused: %s '%s' is not a number: '%.*s' goes on with %s "
                                 "(hint: one plain number: a dot for the decimal point, commas "
-                                "only between groups of three digits, no range or product)", cell_rules[i].column,
+                                "or spaces only between groups of three digits, no range or "
+                                "product)", cell_rules[i].column,
                                 cell, (int) (lead_end - cell), cell, garbled);
       /* a step time or a TFLOP/s figure in a unit no reader takes ("1.5 fortnights", "12
        * avg", "0.5 P"): read as seconds or TFLOP/s before the unit readers; the caps

@@ -249,8 +249,10 @@
  * |                           |   "N.A.", "-", "?", an em or en dash) reads as empty in the  |
  * |                           |   framework, sequence_parallel, zero_stage_or_fsdp,          |
  * |                           |   recompute and precision columns: their rule for empty      |
- * | numbers                   | "8,192" is 8192; a magnitude letter or word ("16K", "8Ki",   |
- * |                           |   "2 million") makes a                                       |
+ * | numbers                   | "8,192" and "8 192" are 8192 (a comma, a space, a no-break   |
+ * |                           |   or a thin space between groups of three; other groups, as  |
+ * |                           |   "1 02" or "1024 000", refuse the row); a magnitude letter  |
+ * |                           |   or word ("16K", "8Ki", "2 million") makes a                |
  * |                           |   count text (not stated), except seq_len: K / Ki = 1024, M  |
  * |                           |   = 2^20 (another letter: not stated), and global_batch in   |
  * |                           |   tokens ("0.5M tokens")                                     |

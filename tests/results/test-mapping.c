@@ -3023,6 +3023,86 @@ mb_row (const char *framework, int global, const char *micro)
   return case_of (text);
 }
 
+/* Thousands grouped by spaces, as SI and typeset tables write them: a space, a no-break
+ * space (U+00A0) or a thin space (U+2009) between groups reads as a comma does ("1 024"
+ * was 1 GPU, "12 000" tokens/s 12); groups that are not thousands refuse the cell. The
+ * small GPT on H100s, tp 2 pp 1, seq 1,024, batch 64 unless the cell is the batch. */
+static void
+test_spaced_thousands (void)
+{
+  /* n_gpus: 1 x 1,000 + 024 = 1,024 GPUs, the same for each separator */
+  static const char *const gpus[] = { "1 024", "1\xc2\xa0" "024", "1\xe2\x80\x89" "024" };
+  for (guint i = 0; i < G_N_ELEMENTS (gpus); i++)
+    {
+      g_autofree char *t = g_strdup_printf (
+        "row_id,model,gpu_type,n_gpus,n_layers,hidden,n_heads,vocab,seq_len,tp,pp,"
+        "global_batch,step_time_s\n1,GPT,H100-SXM-80GB,\"%s\",16,1024,16,16384,1024,1,1,"
+        "2048,1.0\n", gpus[i]);
+      g_autoptr (ResCsv) csv = res_csv_parse (t, -1, "inline", NULL);
+      g_assert_cmpint (res_published_row_gpus (csv, 0), ==, 1024);
+      g_autoptr (ResPublishedCase) c = case_of (t);
+      if (!c->ready || c->n_gpus != 1024)
+        g_error ("n_gpus '%s': %" G_GINT64_FORMAT " GPUs (%s)", gpus[i], c->n_gpus,
+                 c->skip_reason ? c->skip_reason : "");
+    }
+  /* rates: 12 000 tokens/s a GPU on 16 GPUs: step = 64 x 1,024 / (12,000 x 16) =
+   * 65,536 / 192,000 = 0.34133 s (it was 65,536 / (12 x 16) = 341.3 s); 768 000
+   * tokens/s in all: 65,536 / 768,000 = 0.085333 s */
+  static const struct { const char *column, *cell; double want; } rates[] = {
+    { "tokens_per_s_per_gpu", "12 000", 65536.0 / 192000 },
+    { "tokens_per_s_per_gpu", "12\xe2\x80\x89" "000", 65536.0 / 192000 },
+    { "tokens_per_s_total", "768 000 tokens/s", 65536.0 / 768000 },
+    { "tokens_per_s_total", "768\xc2\xa0" "000", 65536.0 / 768000 },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (rates); i++)
+    {
+      g_autofree char *t = g_strdup_printf (
+        "row_id,model,gpu_type,n_gpus,n_layers,hidden,n_heads,vocab,seq_len,tp,pp,"
+        "global_batch,%s\n1,GPT,H100-SXM-80GB,16,16,1024,16,16384,1024,2,1,64,\"%s\"\n",
+        rates[i].column, rates[i].cell);
+      g_autoptr (ResPublishedCase) c = case_of (t);
+      if (!c->ready || fabs (c->measured_step_s / rates[i].want - 1) > 1e-12)
+        g_error ("%s '%s': %g s, expected %g (%s)", rates[i].column, rates[i].cell,
+                 c->measured_step_s, rates[i].want, c->skip_reason ? c->skip_reason : "");
+    }
+  /* seq_len "8 192" = 8,192 and global_batch "1 024" = 1,024 sequences; "1 048 576
+   * tokens" of 8,192 = 128 sequences */
+  g_autoptr (ResPublishedCase) b = num_row ("8 192", "1 024", "");
+  g_assert_true (b->ready);
+  g_assert_cmpuint (b->model->max_positions, ==, 8192);
+  g_assert_cmpint (b->plan.global_batch, ==, 1024);
+  g_autoptr (ResPublishedCase) tok = num_row ("8 192", "1 048 576 tokens", "");
+  g_assert_true (tok->ready);
+  g_assert_cmpint (tok->plan.global_batch, ==, 128);
+  /* groups that are not thousands (a short or long group, a first group of four, a comma
+   * then a space) are refused, never read as their first group */
+  static const struct { const char *column, *cell; } bad[] = {
+    { "n_gpus", "1 02" }, { "n_gpus", "16 0000" }, { "global_batch", "1024 000" },
+    { "tokens_per_s_per_gpu", "12 00" }, { "tokens_per_s_per_gpu", "1,024 000" },
+    { "step_time_s", "1 5" },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (bad); i++)
+    {
+      const char *cols[] = { "n_gpus", "global_batch", "tokens_per_s_per_gpu", "step_time_s" };
+      const char *vals[] = { "16", "64", "", "" };
+      g_autoptr (GString) t = g_string_new ("row_id,model,gpu_type,n_layers,hidden,n_heads,"
+                                            "vocab,seq_len,tp,pp,n_gpus,global_batch,"
+                                            "tokens_per_s_per_gpu,step_time_s\n1,GPT,"
+                                            "H100-SXM-80GB,16,1024,16,16384,1024,2,1");
+      for (guint k = 0; k < G_N_ELEMENTS (cols); k++)
+        g_string_append_printf (t, ",\"%s\"", strcmp (cols[k], bad[i].column) == 0
+                                              ? bad[i].cell
+                                              : k == 3 && strcmp (bad[i].column,
+                                                                  "tokens_per_s_per_gpu") != 0
+                                              ? "1.0" : vals[k]);
+      g_string_append_c (t, '\n');
+      g_autoptr (ResPublishedCase) c = case_of (t->str);
+      if (c->ready || strstr (c->skip_reason, "grouped by spaces") == NULL)
+        g_error ("%s '%s': %s, expected refused as garbled", bad[i].column, bad[i].cell,
+                 c->ready ? "read" : c->skip_reason);
+    }
+}
+
 static void
 test_pp_microbatches (void)
 {
@@ -3737,6 +3817,7 @@ main (int argc, char **argv)
   g_test_add_func ("/results/mapping/megatron-lm-distopt", test_megatron_lm_distopt);
   g_test_add_func ("/results/mapping/numbers-as-written", test_numbers_as_written);
   g_test_add_func ("/results/mapping/units-and-ranges", test_units_and_ranges);
+  g_test_add_func ("/results/mapping/spaced-thousands", test_spaced_thousands);
   g_test_add_func ("/results/mapping/network-bandwidth", test_network_bandwidth);
   g_test_add_func ("/results/mapping/recipe-as-run", test_recipe_as_run);
   g_test_add_func ("/results/mapping/mi250x-gcds", test_mi250x_gcds);
