@@ -188,12 +188,15 @@ res_published_explain (const ResCsv *csv, guint row, const ResPublishedCase *c)
       LINE ("micro_batch", "%d%s%s%s", p->micro_batch, c->micro_batch_why != NULL ? " (" : "",
             c->micro_batch_why != NULL ? c->micro_batch_why : "",
             c->micro_batch_why != NULL ? ")" : "");
+      /* a batch per GPU or per node says how it became the global one (batch_why) */
       if (p->grad_accum > 0)
-        LINE ("global_batch", "%d (%d micro-batch%s per step)", p->global_batch, p->grad_accum,
-              p->grad_accum == 1 ? "" : "es");
+        LINE ("global_batch", "%d (%d micro-batch%s per step%s%s)", p->global_batch,
+              p->grad_accum, p->grad_accum == 1 ? "" : "es", c->batch_why != NULL ? "; " : "",
+              c->batch_why != NULL ? c->batch_why : "");
       else
-        LINE ("global_batch", "%d (micro-batches per step not derived%s)", p->global_batch,
-              c->skip_reason != NULL ? ": skipped, below" : "");
+        LINE ("global_batch", "%d (micro-batches per step not derived%s%s%s)",
+              p->global_batch, c->skip_reason != NULL ? ": skipped, below" : "",
+              c->batch_why != NULL ? "; " : "", c->batch_why != NULL ? c->batch_why : "");
       /* --recompute-modules other than core_attn (plan.h): named next to the granularity,
        * so "selective (modules: layernorm, moe_act)" does not read as no recompute */
       g_autofree char *modules = plan_recompute_modules_string (p);

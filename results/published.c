@@ -5664,6 +5664,7 @@ res_published_case_free (ResPublishedCase *c)
   g_free (c->cluster_name);
   g_free (c->network_note);
   g_free (c->micro_batch_why);
+  g_free (c->batch_why);
   fw_stack_unref (c->stack);
   model_spec_unref (c->model);
   topo_cluster_unref (c->cluster);
@@ -5790,6 +5791,23 @@ res_published_row_gpus (const ResCsv *csv, guint row)
   return read == 1 ? n : 0;
 }
 
+/* The data-parallel ranks of a row as the batch readers take them: the dp cell, else
+ * n_gpus / (tp x pp x cp) where tp and pp are stated; FALSE when neither is. */
+static gboolean
+row_dp (const ResPublishedCase *c, const ResCsv *csv, guint row, gint64 *dp)
+{
+  gint64 tp, pp, cp = 1;
+  if (cell_size (csv, row, "dp", dp))
+    return TRUE;
+  if (!cell_size (csv, row, "tp", &tp) || !cell_size (csv, row, "pp", &pp))
+    return FALSE;
+  cell_size (csv, row, "cp", &cp);
+  if (c->n_gpus < 1 || c->n_gpus % (tp * pp * cp) != 0)
+    return FALSE;
+  *dp = c->n_gpus / (tp * pp * cp);
+  return TRUE;
+}
+
 /* A global batch the row leaves empty but gives the parts of: micro_batch x grad_accum x
  * dp, Megatron's own relation (num_microbatches = global_batch_size / (micro_batch_size x
  * data_parallel_size)); dp from its cell, else n_gpus / (tp x pp x cp) where tp and pp are
@@ -5798,26 +5816,187 @@ res_published_row_gpus (const ResCsv *csv, guint row)
 static gboolean
 batch_from_accumulation (ResPublishedCase *c, const ResCsv *csv, guint row, gint64 *out)
 {
-  gint64 ga, mb, dp, tp, pp, cp = 1;
+  gint64 ga, mb, dp;
   if (!cell_count (get (csv, row, "grad_accum"), &ga))
     return FALSE;
   gboolean local;
   const char *where;
   if (micro_batch_stated (csv, row, &mb, &local, &where) <= 0)
     return FALSE;
-  if (!cell_size (csv, row, "dp", &dp))
-    {
-      if (!cell_size (csv, row, "tp", &tp) || !cell_size (csv, row, "pp", &pp))
-        return FALSE;
-      cell_size (csv, row, "cp", &cp);
-      if (c->n_gpus < 1 || c->n_gpus % (tp * pp * cp) != 0)
-        return FALSE;
-      dp = c->n_gpus / (tp * pp * cp);
-    }
+  if (!row_dp (c, csv, row, &dp))
+    return FALSE;
   if (mb * ga * dp > G_MAXINT)
     return FALSE;
   *out = mb * ga * dp;
   return TRUE;
+}
+
+/* A global_batch cell that gives the batch of one GPU or one node ("8 per GPU", "1M tokens
+ * per GPU", "8/device", "4 per rank", "16 per node"; each was read as the global batch).
+ * A batch per GPU, device, rank or accelerator is, in papers and configs, the batch of
+ * one data-parallel replica (the GPUs of one replica's tensor, pipeline and context
+ * groups share its micro-batches): the global batch is it x dp (the dp cell, else n_gpus
+ * / (tp x pp x cp): row_dp). A batch per node is it x the nodes (n_gpus / the cluster's
+ * GPUs per server) where each node holds whole replicas (dp a multiple of the nodes);
+ * where a replica spans nodes it says no one global batch, and the row is skipped. A
+ * product written out ("4 per device x 64 devices", "16 per node x 4 nodes") is that
+ * product. The amount is in sequences, or in tokens ("1M tokens per GPU": tokens /
+ * seq_len, batch_in_tokens). 1: read, *out in sequences and c->batch_why saying how; 0:
+ * the cell is no batch per unit; -1: skipped, saying why. */
+static int
+batch_per_unit (ResPublishedCase *c, const ResCsv *csv, guint row, gint64 seq, gint64 *out)
+{
+  const char *cell = batch_cell (csv, row);
+  double v;
+  const char *end = leading_number (cell, &v);
+  if (end == NULL)
+    return 0;
+  /* past the amount's magnitude and its unit: "1M tokens", "8 sequences" */
+  const char *p = end;
+  gsize word = 0;
+  gboolean magnitude = FALSE;
+  if (magnitude_suffix (p) != 0)
+    {
+      p += p[0] == ' ' ? 2 : 1;
+      if (*p == 'i' || *p == 'I')
+        p++;
+      magnitude = TRUE;
+    }
+  else if (magnitude_word (p, &word) != 0)
+    {
+      p += word;
+      magnitude = TRUE;
+    }
+  while (*p == ' ')
+    p++;
+  static const char *const amounts[] = { "tokens", "token", "tok", "sequences", "sequence",
+                                         "seqs", "samples", "sample" };
+  gboolean tokens = FALSE;
+  for (guint i = 0; i < G_N_ELEMENTS (amounts); i++)
+    if (starts_with_ci (p, amounts[i]) && !g_ascii_isalpha (p[strlen (amounts[i])]))
+      {
+        tokens = amounts[i][0] == 't';
+        p += strlen (amounts[i]);
+        break;
+      }
+  while (*p == ' ')
+    p++;
+  if (starts_with_ci (p, "per "))
+    p += 4;
+  else if (*p == '/')
+    p++;
+  else
+    return 0;
+  while (*p == ' ')
+    p++;
+  static const char *const units[] = { "gpu", "device", "rank", "accelerator", "node" };
+  guint u = G_N_ELEMENTS (units);
+  for (guint i = 0; i < G_N_ELEMENTS (units) && u == G_N_ELEMENTS (units); i++)
+    {
+      gsize n = strlen (units[i]);
+      if (starts_with_ci (p, units[i])
+          && !g_ascii_isalpha (p[n + ((p[n] == 's' || p[n] == 'S') ? 1 : 0)]))
+        {
+          u = i;
+          p += n + ((p[n] == 's' || p[n] == 'S') ? 1 : 0);
+        }
+    }
+  if (u == G_N_ELEMENTS (units))
+    return 0;
+  static const char *const names[] = { "GPU", "device", "rank", "accelerator", "node" };
+  const gboolean node = strcmp (units[u], "node") == 0;
+  const char *what = names[u];
+  /* the amount of one unit, in sequences */
+  gint64 each;
+  if (tokens)
+    {
+      int r = batch_in_tokens (cell, seq, &each);
+      if (r <= 0)
+        {
+          skip (c, "global_batch '%s' is in tokens per %s and no one reading of it divides "
+                "by seq_len %" G_GINT64_FORMAT " (hint: write the batch in sequences)",
+                get (csv, row, "global_batch"), what, seq);
+          return -1;
+        }
+    }
+  else if (magnitude)
+    return 0;   /* "1.5K per GPU": sequences or tokens? (case_map asks) */
+  else if (!(v >= 1) || v != floor (v) || v > (double) G_MAXINT)
+    return 0;
+  else
+    each = (gint64) v;
+  /* "1024 sequences (1M tokens / seq_len)" where the cell is in tokens */
+  g_autofree char *amount = tokens ? g_strdup_printf ("%" G_GINT64_FORMAT " sequences (its "
+                                                      "tokens / seq_len)", each)
+                                   : g_strdup_printf ("%" G_GINT64_FORMAT, each);
+  /* a product written out: "x 64 devices", "* 4 nodes" */
+  {
+    const char *q = p;
+    while (*q == ' ')
+      q++;
+    gsize op = (*q == 'x' || *q == 'X' || *q == '*') ? 1
+               : ((guchar) q[0] == 0xc3 && (guchar) q[1] == 0x97) ? 2 : 0;
+    const char *f = q + op;
+    while (op > 0 && *f == ' ')
+      f++;
+    double m;
+    const char *m_end = op > 0 && g_ascii_isdigit (*f) ? leading_number (f, &m) : NULL;
+    if (m_end != NULL && m >= 1 && m == floor (m))
+      {
+        while (*m_end == ' ')
+          m_end++;
+        gboolean unit_word = FALSE;
+        for (guint i = 0; i < G_N_ELEMENTS (units); i++)
+          if (starts_with_ci (m_end, units[i]) && (i == G_N_ELEMENTS (units) - 1) == node)
+            unit_word = TRUE;
+        if (unit_word)
+          {
+            if ((double) each * m > (double) G_MAXINT)
+              return 0;   /* row_cells_problem's cap is on the cell; this is past it */
+            *out = each * (gint64) m;
+            c->batch_why = g_strdup_printf ("%s per %s x %.0f %ss, as written", amount,
+                                            what, m, what);
+            return 1;
+          }
+      }
+  }
+  gint64 dp;
+  if (!row_dp (c, csv, row, &dp))
+    {
+      skip (c, "global_batch '%s' is a batch per %s, and the data-parallel ranks it is "
+            "multiplied by are not known: dp not stated, nor tp and pp to derive it from "
+            "n_gpus (hint: state dp, or write the global batch)",
+            get (csv, row, "global_batch"), what);
+      return -1;
+    }
+  if (!node)
+    {
+      if ((double) each * (double) dp > (double) G_MAXINT)
+        return 0;
+      *out = each * dp;
+      c->batch_why = g_strdup_printf ("%s per %s x dp %" G_GINT64_FORMAT ": a batch per %s "
+                                      "is per data-parallel replica", amount, what, dp, what);
+      return 1;
+    }
+  const gint64 per_node = (gint64) topo_cluster_level_size (c->cluster, 0);
+  const gint64 nodes = per_node >= 1 && c->n_gpus % per_node == 0 ? c->n_gpus / per_node : 0;
+  if (nodes < 1 || dp % nodes != 0)
+    {
+      skip (c, "global_batch '%s' is a batch per node, and a node of %" G_GINT64_FORMAT
+            " GPUs (cluster %s) holds no whole number of the %" G_GINT64_FORMAT
+            " data-parallel replicas on %" G_GINT64_FORMAT " GPUs: no one global batch "
+            "(hint: write the global batch, or the batch per GPU)",
+            get (csv, row, "global_batch"), per_node, c->cluster_name, dp, c->n_gpus);
+      return -1;
+    }
+  if ((double) each * (double) nodes > (double) G_MAXINT)
+    return 0;
+  *out = each * nodes;
+  c->batch_why = g_strdup_printf ("%s per node x %" G_GINT64_FORMAT " nodes of %"
+                                  G_GINT64_FORMAT " GPUs, each node %" G_GINT64_FORMAT
+                                  " whole data-parallel replica%s", amount, nodes, per_node,
+                                  dp / nodes, dp / nodes == 1 ? "" : "s");
+  return 1;
 }
 
 static void
@@ -6023,8 +6202,12 @@ case_map (ResPublishedCase *c, const ResCsv *csv, guint row, TopoCluster *on)
       skip (c, "%s", moe_why);
       return;
     }
-  /* in sequences; a batch in tokens ("16M tokens") over seq_len (batch_in_tokens) */
-  int in_tokens = batch_in_tokens (batch_cell (csv, row), (gint64) seq, &v);
+  /* in sequences; a batch per GPU or node ("8 per GPU": batch_per_unit); a batch in
+   * tokens ("16M tokens") over seq_len (batch_in_tokens) */
+  const int per_unit = batch_per_unit (c, csv, row, (gint64) seq, &v);
+  if (per_unit < 0)
+    return;
+  int in_tokens = per_unit > 0 ? 0 : batch_in_tokens (batch_cell (csv, row), (gint64) seq, &v);
   if (in_tokens < 0)
     {
       skip (c, "global_batch '%s' is in tokens and no one reading of it divides by seq_len "
@@ -6032,7 +6215,7 @@ case_map (ResPublishedCase *c, const ResCsv *csv, guint row, TopoCluster *on)
             get (csv, row, "global_batch"), seq);
       return;
     }
-  if (in_tokens == 0 && !cell_count (batch_cell (csv, row), &v)
+  if (per_unit == 0 && in_tokens == 0 && !cell_count (batch_cell (csv, row), &v)
       && !batch_from_accumulation (c, csv, row, &v))
     {
       double b;

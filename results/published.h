@@ -238,8 +238,14 @@
  * |                           |   asking which; a rounded figure with its exact product in   |
  * |                           |   brackets -> the product where it lies within the figure's  |
  * |                           |   rounding ("2.95M tokens (8 x 90 x 4096)" -> 720 of 4096);  |
- * |                           |   also after                                                 |
- * |                           |   a label: "gbs=128", "GBS 512", "global batch: 1,024"       |
+ * |                           |   a batch per GPU / device / rank / accelerator ("8 per GPU",|
+ * |                           |   "1M tokens per GPU") is per data-parallel replica -> x dp  |
+ * |                           |   (the dp cell, else n_gpus / (tp pp cp); neither: skipped); |
+ * |                           |   "16 per node" -> x the nodes (n_gpus / the preset's GPUs a |
+ * |                           |   server) where each node holds whole replicas, else skipped;|
+ * |                           |   a product written out ("4 per device x 64 devices") -> 256;|
+ * |                           |   also after a label: "gbs=128", "GBS 512", "global batch:   |
+ * |                           |   1,024"                                                     |
  * | seq_len                   | also after a label: "seq 8192", "seq_len=8K"                 |
  * | tp, pp, cp, dp, ep        | also after their own name: "TP=4", "tp 4", "TP4"; ep also    |
  * |                           |   after an expert-TP pair ("ETP1 EP64", "etp=1, ep=64" -> 64,|
@@ -484,6 +490,9 @@ typedef struct {
                                        cell was read ("the local batch 32 in the notes
                                        over pp x V micro-batches ..."); NULL: the cell's
                                        count, or unstated */
+  char         *batch_why;          /* how a global_batch cell per GPU or per node was
+                                       read ("8 per GPU x dp 8: ..."); NULL: the cell is
+                                       the global batch */
   guint         degrees_defaulted;  /* bit 0 tp, bit 1 pp: not stated, taken as 1 (the
                                      * stack's defaults.model_parallel "none") */
   const char   *recompute_why;      /* static: how a named remat policy or a partial

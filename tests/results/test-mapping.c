@@ -3103,6 +3103,61 @@ test_spaced_thousands (void)
     }
 }
 
+/* A global_batch given per GPU, device, rank or accelerator is the batch of one
+ * data-parallel replica: x dp; per node, x the nodes where each node holds whole
+ * replicas; a product written out is that product. Each was read as the global batch
+ * ("8 per GPU" a global batch of 8). num_row: 16 H100s (8 a node), tp 2 pp 1, so dp =
+ * 16 / 2 = 8, seq_len 1,024. */
+static void
+test_batch_per_gpu (void)
+{
+  static const struct { const char *batch; int want; } rows[] = {
+    /* 8 x dp 8 = 64; 12 x 8 = 96 */
+    { "8 per GPU", 64 }, { "8/GPU", 64 }, { "8 per device", 64 }, { "12 per rank", 96 },
+    { "8 per accelerator", 64 }, { "8 sequences per GPU", 64 }, { "gbs 8 per GPU", 64 },
+    /* 1M tokens of 1,024: binary 2^20 / 1,024 = 1,024 sequences (decimal 976.6, not
+     * whole); x dp 8 = 8,192 */
+    { "1M tokens per GPU", 8192 },
+    /* as written: 4 x 64 = 256; 16 x 2 = 32 */
+    { "4 per device x 64 devices", 256 }, { "16 per node x 2 nodes", 32 },
+    /* 16 GPUs in nodes of 8 = 2 nodes, each 4 whole replicas of tp 2: 16 x 2 = 32 */
+    { "16 per node", 32 },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (rows); i++)
+    {
+      g_autoptr (ResPublishedCase) c = num_row ("1024", rows[i].batch, "");
+      if (!c->ready || c->plan.global_batch != rows[i].want)
+        g_error ("global_batch '%s': %d, expected %d (%s)", rows[i].batch,
+                 c->plan.global_batch, rows[i].want, c->skip_reason ? c->skip_reason : "");
+    }
+  /* the explain line says the per-GPU batch was read per data-parallel replica */
+  g_autofree char *e = explain_one (
+    "row_id,model,gpu_type,n_gpus,n_layers,hidden,n_heads,vocab,seq_len,tp,pp,"
+    "global_batch,step_time_s\n"
+    "1,GPT,H100-SXM-80GB,16,16,1024,16,16384,1024,2,1,8 per GPU,100\n");
+  assert_explains (e, "-> 64 (8 micro-batches per step; 8 per GPU x dp 8: a batch per GPU "
+                      "is per data-parallel replica)");
+  /* skipped, never read as the global batch: tp 8 pp 2 on 16 GPUs is one replica over
+   * both nodes (no node holds a whole one); no tp, pp nor dp: no dp to multiply by */
+  static const struct { const char *tp, *pp, *batch, *why; } bad[] = {
+    { "8", "2", "16 per node", "holds no whole number" },
+    { "", "", "8 per GPU", "are not known" },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (bad); i++)
+    {
+      g_autofree char *t = g_strdup_printf (
+        "row_id,model,gpu_type,n_gpus,n_layers,hidden,n_heads,vocab,seq_len,tp,pp,"
+        "global_batch,step_time_s\n"
+        "1,GPT,H100-SXM-80GB,16,16,1024,16,16384,1024,%s,%s,%s,100\n", bad[i].tp, bad[i].pp,
+        bad[i].batch);
+      g_autoptr (ResPublishedCase) c = case_of (t);
+      if (c->ready || strstr (c->skip_reason, bad[i].why) == NULL)
+        g_error ("global_batch '%s' (tp '%s' pp '%s'): %s, expected skipped with '%s'",
+                 bad[i].batch, bad[i].tp, bad[i].pp, c->ready ? "read" : c->skip_reason,
+                 bad[i].why);
+    }
+}
+
 static void
 test_pp_microbatches (void)
 {
@@ -3818,6 +3873,7 @@ main (int argc, char **argv)
   g_test_add_func ("/results/mapping/numbers-as-written", test_numbers_as_written);
   g_test_add_func ("/results/mapping/units-and-ranges", test_units_and_ranges);
   g_test_add_func ("/results/mapping/spaced-thousands", test_spaced_thousands);
+  g_test_add_func ("/results/mapping/batch-per-gpu", test_batch_per_gpu);
   g_test_add_func ("/results/mapping/network-bandwidth", test_network_bandwidth);
   g_test_add_func ("/results/mapping/recipe-as-run", test_recipe_as_run);
   g_test_add_func ("/results/mapping/mi250x-gcds", test_mi250x_gcds);
