@@ -253,6 +253,9 @@ tflops_unit_factor (const char *p)
   if (!g_ascii_isalpha (*p))
     return 1;
   g_autofree char *w = g_ascii_strdown (p, -1);
+  /* "500 HFU": TFLOP/s, of hardware FLOPs (cell_hfu) */
+  if (g_str_has_prefix (w, "hfu") && !g_ascii_isalpha (w[3]))
+    return 1;
   if ((g_str_has_prefix (w, "pf") || g_str_has_prefix (w, "peta")))
     return 1000;
   if ((g_str_has_prefix (w, "gf") || g_str_has_prefix (w, "giga")))
@@ -281,6 +284,27 @@ cell_tflops (const char *cell, double *out)
   v *= f;
   *out = v;
   return TRUE;
+}
+
+/* Whether a figure's cell labels it hardware FLOPs utilisation: "HFU" as a word of its own
+ * ("52 (HFU)", "500 (HFU, incl. recompute)", "52% HFU"), not said otherwise ("not HFU",
+ * "no HFU"). Such a figure counts the recomputed forward too; it was read as a model-FLOPs
+ * MFU or TFLOP/s, a step too short by the recomputed share. */
+static gboolean
+cell_hfu (const char *cell)
+{
+  g_autofree char *t = g_ascii_strdown (cell, -1);
+  for (const char *h = strstr (t, "hfu"); h != NULL; h = strstr (h + 3, "hfu"))
+    {
+      if ((h > t && g_ascii_isalnum (h[-1])) || g_ascii_isalnum (h[3]))
+        continue;
+      if ((h - t >= 4 && strncmp (h - 4, "not ", 4) == 0)
+          || (h - t >= 3 && strncmp (h - 3, "no ", 3) == 0
+              && (h - t == 3 || !g_ascii_isalnum (h[-4]))))
+        continue;
+      return TRUE;
+    }
+  return FALSE;
 }
 
 /* A positive whole count; FALSE when missing, fractional or < 1. */
@@ -833,6 +857,7 @@ static const struct {
   { "tokens_per_s_per_gpu", FALSE, 1e7, "10 M tokens/s per GPU" },
   { "tflops_per_gpu", FALSE, 1e5, "100 PFLOP/s per GPU" },
   { "mfu_pct", FALSE, 100, "all of the peak" },
+  { "hfu_pct", FALSE, 100, "all of the peak" },
 };
 
 /* Where a cell that starts as a number goes on in a way no reader here takes, what
@@ -1998,9 +2023,31 @@ measured_from (ResPublishedCase *c, const ResCsv *csv, guint row, const char *co
                : "tokens/s per GPU");
 }
 
+/* A measurement of hardware FLOPs (an hfu_pct cell, or an mfu_pct or tflops_per_gpu cell
+ * labelled HFU: cell_hfu), read once the plan is known (map_measured_hfu): the hardware
+ * FLOPs a step executes depend on its recompute. column NULL: none. */
+typedef struct {
+  const char *column;   /* "hfu_pct", "mfu_pct" or "tflops_per_gpu" */
+  double      figure;   /* percent of the peak, or TFLOP/s per GPU */
+} MeasuredHfu;
+
+/* The peak a utilisation of the row is taken against: the row's own GPU's (row_device) in
+ * its precision (published-runs.md: FP8 MFUs are often taken against the FP8 peak), FP16
+ * on a device without BF16 (V100); 0 when the device has none */
+static double
+utilisation_peak (const ResPublishedCase *c, const ResCsv *csv, guint row, gboolean fp8)
+{
+  g_autoptr (TopoCluster) own = NULL;
+  const TopoDevice *dev = row_device (c, csv, row, &own);
+  double peak = dev->peak_flops[fp8 ? TOPO_DTYPE_FP8 : TOPO_DTYPE_BF16];
+  if (!fp8 && !(peak > 0))
+    peak = dev->peak_flops[TOPO_DTYPE_FP16];
+  return peak;
+}
+
 static gboolean
 map_measured_cells (ResPublishedCase *c, const ResCsv *csv, guint row, double tokens,
-                    gboolean fp8)
+                    gboolean fp8, MeasuredHfu *hfu)
 {
   double v;
   c->has_convention = convention_for (get (csv, row, "flops_convention"), &c->convention,
@@ -2071,6 +2118,15 @@ map_measured_cells (ResPublishedCase *c, const ResCsv *csv, guint row, double to
       c->flops_6n_ratio = six_n / flops_per_token;
       flops_per_token = six_n;
     }
+  /* a TFLOP/s figure labelled HFU is of hardware FLOPs: no convention needed, read with
+   * the plan's recompute (map_measured_hfu) */
+  if (cell_tflops (get (csv, row, "tflops_per_gpu"), &v) && v > 0
+      && cell_hfu (get (csv, row, "tflops_per_gpu")))
+    {
+      hfu->column = "tflops_per_gpu";
+      hfu->figure = v;
+      return TRUE;
+    }
   if (cell_tflops (get (csv, row, "tflops_per_gpu"), &v) && v > 0 && c->has_convention)
     {
       /* step = F/token x tokens / (TFLOP/s x 1e12 x GPUs), in the row's own convention */
@@ -2089,16 +2145,12 @@ map_measured_cells (ResPublishedCase *c, const ResCsv *csv, guint row, double to
                  c->published_mfu_pct * 100);
   if (!isnan (c->published_mfu_pct) && c->published_mfu_pct > 0 && c->has_convention)
     {
-      /* tflops = MFU x peak of the device in the row's precision (published-runs.md:
-       * FP8 MFUs are often taken against the FP8 peak). The row's own GPU's peak, also
-       * under a --cluster the user gave: the measurement is the row's (an H100 row's 41%
-       * read against an A100's peak under --cluster selene measured 1.444 s for its
-       * 0.455); a GPU with no preset is taken to be the given cluster's */
-      g_autoptr (TopoCluster) own = NULL;
-      const TopoDevice *dev = row_device (c, csv, row, &own);
-      double peak = dev->peak_flops[fp8 ? TOPO_DTYPE_FP8 : TOPO_DTYPE_BF16];
-      if (!fp8 && !(peak > 0))   /* a device without BF16 (V100): its FP16 peak */
-        peak = dev->peak_flops[TOPO_DTYPE_FP16];
+      /* tflops = MFU x peak of the device in the row's precision (utilisation_peak). The
+       * row's own GPU's peak, also under a --cluster the user gave: the measurement is
+       * the row's (an H100 row's 41% read against an A100's peak under --cluster selene
+       * measured 1.444 s for its 0.455); a GPU with no preset is taken to be the given
+       * cluster's */
+      const double peak = utilisation_peak (c, csv, row, fp8);
       if (peak > 0)
         {
           return measured_from (c, csv, row, "mfu_pct", flops_per_token * tokens
@@ -2106,9 +2158,27 @@ map_measured_cells (ResPublishedCase *c, const ResCsv *csv, guint row, double to
                                 g_strdup_printf ("mfu_pct (%s)", conv));
         }
     }
+  /* hardware FLOPs utilisation: an mfu_pct labelled HFU ("52 (HFU)"; published_mfu_pct
+   * leaves it out), else the hfu_pct cell, where no figure above measured the step (it
+   * was skipped "no measured step time"); read with the plan (map_measured_hfu). Below
+   * 1 with no percent sign: a fraction, as for mfu_pct */
+  static const char *const hfu_columns[] = { "mfu_pct", "hfu_pct" };
+  for (guint i = 0; i < G_N_ELEMENTS (hfu_columns); i++)
+    {
+      const char *cell = get (csv, row, hfu_columns[i]);
+      if (!cell_number (cell, &v) || !(v > 0) || (i == 0 && !cell_hfu (cell)))
+        continue;
+      if (v < 1 && strchr (cell, '%') == NULL)
+        return skip (c, "%s '%s' is below 1%%: a fraction, not a percentage? (hint: write "
+                     "%.1f for %.1f%%)", hfu_columns[i], cell, v * 100, v * 100);
+      hfu->column = hfu_columns[i];
+      hfu->figure = v;
+      return TRUE;
+    }
   return skip (c, "no measured step time (no step_time_s or tokens/s, and %s)",
-               c->has_convention ? "no tflops_per_gpu or mfu_pct"
-                                 : "flops_convention not recognised for tflops/MFU");
+               c->has_convention ? "no tflops_per_gpu, mfu_pct or hfu_pct"
+                                 : "flops_convention not recognised for tflops/MFU, and no "
+                                   "hfu_pct");
 }
 
 /* The measured step, refused where it is faster than the row's GPU can go: the model's
@@ -2117,11 +2187,8 @@ map_measured_cells (ResPublishedCase *c, const ResCsv *csv, guint row, double to
  * BF16 peak) or a step_time_s of 1e-9 were predicted at +951% and +3.9e10%, and counted
  * in the MAPE (audit of 6 Dec). */
 static gboolean
-map_measured (ResPublishedCase *c, const ResCsv *csv, guint row, double tokens,
-              gboolean fp8)
+measured_within_peak (ResPublishedCase *c, const ResCsv *csv, guint row, double tokens)
 {
-  if (!map_measured_cells (c, csv, row, tokens, fp8))
-    return FALSE;
   g_autoptr (TopoCluster) own = NULL;
   const TopoDevice *dev = row_device (c, csv, row, &own);
   double peak = 0, fpt = INFINITY;
@@ -2137,6 +2204,73 @@ map_measured (ResPublishedCase *c, const ResCsv *csv, guint row, double tokens,
                  "(hint: check the column's unit)", c->measured_source, c->measured_step_s,
                  per_gpu / 1e12, dev->name, peak / 1e12);
   return TRUE;
+}
+
+/* The measured step of the cells (map_measured_cells), within the device's peak
+ * (measured_within_peak); a hardware-FLOPs figure is left in *hfu for map_measured_hfu. */
+static gboolean
+map_measured (ResPublishedCase *c, const ResCsv *csv, guint row, double tokens,
+              gboolean fp8, MeasuredHfu *hfu)
+{
+  if (!map_measured_cells (c, csv, row, tokens, fp8, hfu))
+    return FALSE;
+  return hfu->column != NULL || measured_within_peak (c, csv, row, tokens);
+}
+
+/* The hardware FLOPs one step of the case's resolved plan executes over all GPUs: the
+ * step program's own count (prog_program_new's hw_flops_per_step, what the predicted HFU
+ * is taken from: forward and backward GEMMs and attention, plus the forward recomputed
+ * under the plan's recompute), with the stack's plan fields as sim_predict sets them;
+ * 0 with *error set when the program is not built */
+static double
+plan_hw_flops (const ResPublishedCase *c, GError **error)
+{
+  SimOptions opts;
+  sim_options_init (&opts, c->cluster);
+  sim_cost_options_init_stack (&opts.cost, c->cluster, c->stack);
+  Plan plan;
+  plan_copy (&plan, &c->plan);
+  sim_plan_apply_stack (&plan, &opts.cost);
+  double hw = 0;
+  PlanLayout *layout = plan_layout_new (&plan, c->cluster, error);
+  if (layout != NULL)
+    {
+      ProgProgram *prog = prog_program_new (c->model, &plan, layout, error);
+      if (prog != NULL)
+        hw = prog->hw_flops_per_step;
+      prog_program_free (prog);
+      plan_layout_free (layout);
+    }
+  plan_clear (&plan);
+  return hw;
+}
+
+/* A hardware-FLOPs figure as a step (HFU counts the recomputed forward, which MFU does
+ * not): step = hardware FLOPs of the plan per GPU (plan_hw_flops / n_gpus) / (HFU x peak)
+ * for a percentage, the peak utilisation_peak's as for mfu_pct; / (TFLOP/s x 1e12) for a
+ * TFLOP/s figure labelled HFU. Then the day's cap (measured_from) and the peak
+ * (measured_within_peak) as for any measured step. */
+static gboolean
+map_measured_hfu (ResPublishedCase *c, const ResCsv *csv, guint row, double tokens,
+                  gboolean fp8, const MeasuredHfu *hfu)
+{
+  g_autoptr (GError) error = NULL;
+  const double hw = plan_hw_flops (c, &error);
+  if (!(hw > 0))
+    return skip (c, "no measured step time: %s '%s' is hardware FLOPs utilisation, and the "
+                 "plan's hardware FLOPs were not counted (%s)", hfu->column,
+                 get (csv, row, hfu->column), error != NULL ? error->message : "none");
+  const double per_gpu = hw / (double) c->n_gpus;
+  const gboolean tflops = g_str_equal (hfu->column, "tflops_per_gpu");
+  const double peak = tflops ? 1e12 : utilisation_peak (c, csv, row, fp8);
+  if (!(peak > 0))
+    return skip (c, "no measured step time: %s '%s' is a utilisation and the device has no "
+                 "peak in the row's precision", hfu->column, get (csv, row, hfu->column));
+  const double rate = tflops ? hfu->figure * 1e12 : hfu->figure / 100.0 * peak;
+  if (!measured_from (c, csv, row, hfu->column, per_gpu / rate,
+                      g_strdup_printf ("%s (HFU: recomputed forward counted)", hfu->column)))
+    return FALSE;
+  return measured_within_peak (c, csv, row, tokens);
 }
 
 /* ---- plan ----------------------------------------------------------------------------- */
@@ -6235,9 +6369,13 @@ case_map (ResPublishedCase *c, const ResCsv *csv, guint row, TopoCluster *on)
   if (!map_precision (c, get (csv, row, "precision"), get (csv, row, "notes"),
                       get (csv, row, "framework"), &fp8))
     return;
-  if (!map_measured (c, csv, row, (double) global_batch * (double) seq, fp8))
+  MeasuredHfu hfu = { NULL, 0 };
+  if (!map_measured (c, csv, row, (double) global_batch * (double) seq, fp8, &hfu))
     return;
   if (!map_plan (c, csv, row, global_batch, fp8))
+    return;
+  if (hfu.column != NULL
+      && !map_measured_hfu (c, csv, row, (double) global_batch * (double) seq, fp8, &hfu))
     return;
   c->ready = TRUE;
 }
@@ -6272,7 +6410,8 @@ res_published_case_new_on (const ResCsv *csv, guint row, TopoCluster *on)
   c->peak_memory_bytes = NAN;
   c->predicted_hfu = NAN;
   double mfu;
-  if (cell_number (get (csv, row, "mfu_pct"), &mfu))
+  /* an mfu_pct labelled HFU ("52 (HFU)") is no model-FLOPs MFU (map_measured_cells) */
+  if (cell_number (get (csv, row, "mfu_pct"), &mfu) && !cell_hfu (get (csv, row, "mfu_pct")))
     c->published_mfu_pct = mfu;
   case_map (c, csv, row, on);
   return c;

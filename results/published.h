@@ -360,11 +360,21 @@
  *   "tokens_per_s_total"          global_batch x seq_len / tokens_per_s_total;
  *   "tokens_per_s_per_gpu"        global_batch x seq_len / (tokens_per_s_per_gpu x n_gpus);
  *                                 (a rate with K / M is SI: "31.5K" = 31,500)
+ *   "tflops_per_gpu (HFU: ...)"   a tflops_per_gpu cell labelled HFU ("500 (HFU, incl.
+ *                                 recompute)"): hardware TFLOP/s, so hw_flops / n_gpus /
+ *                                 (tflops_per_gpu x 1e12), hw_flops the step program's
+ *                                 hardware FLOPs of the row's plan (the recomputed forward
+ *                                 counted; what the predicted HFU is taken from); no
+ *                                 convention needed;
  *   "tflops_per_gpu (CONV)"       flops_per_token(CONV) x global_batch x seq_len /
  *                                 (tflops_per_gpu x 1e12 x n_gpus) ("PFLOP/s" x 1000);
  *   "mfu_pct (CONV)"              the same with tflops = mfu_pct / 100 x peak, the peak of
  *                                 the preset's device in the row's precision; an
  *                                 mfu_pct below 1 without "%" -> skipped (a fraction).
+ *   "mfu_pct (HFU: ...)"          an mfu_pct labelled HFU ("52 (HFU)"), else
+ *   "hfu_pct (HFU: ...)"          the hfu_pct cell: hw_flops / n_gpus / (HFU / 100 x peak),
+ *                                 the peak as for mfu_pct (below 1 without "%": skipped);
+ *                                 "(HFU: recomputed forward counted)" in the source.
  *   CONV from flops_convention: "SC'21", "Narayanan" or "96*B" -> megatron96;
  *   "Korthikanti" or "72*B" -> megatron72; "Megatron-Core", "num_floating_point_operations"
  *   or "NeMo/Megatron model FLOPs" -> mcore; "PaLM", "Llama 3 paper", "torchtitan",

@@ -3816,6 +3816,76 @@ test_mfu_own_peak (void)
   g_assert_cmpfloat (on->measured_step_s, ==, own->measured_step_s);
 }
 
+/* A figure of hardware FLOPs utilisation: an hfu_pct cell where it is the row's only
+ * figure (it was skipped "no measured step time"), an mfu_pct or tflops_per_gpu cell
+ * labelled HFU (read as model FLOPs). The small GPT on 16 H100s (tp 2, dp 8), 64 x 1,024
+ * = 65,536 tokens a step, no flops_convention (HFU needs none). */
+static ResPublishedCase *
+hfu_row (const char *recompute, const char *mfu, const char *tflops, const char *hfu)
+{
+  g_autofree char *text = g_strdup_printf (
+    "row_id,model,gpu_type,n_gpus,n_layers,hidden,n_heads,vocab,seq_len,tp,pp,global_batch,"
+    "recompute,mfu_pct,tflops_per_gpu,hfu_pct\n"
+    "1,GPT,H100-SXM-80GB,16,16,1024,16,16384,1024,2,1,64,%s,\"%s\",\"%s\",\"%s\"\n",
+    recompute, mfu, tflops, hfu);
+  return case_of (text);
+}
+
+static void
+test_hfu_measured (void)
+{
+  /* hfu_pct 40 without recompute. By hand (models/model-flops.c): a layer's forward per
+   * token is 2 x (4 h^2 + 2 h ffn) = 2 x (4,194,304 + 8,388,608) = 25,165,824 of GEMMs and
+   * 2 s a (d_qk + d_v) / 2 = 2,097,152 of causal attention, 27,262,976 x 16 layers =
+   * 436,207,616, plus the logits 2 h V = 33,554,432: 469,762,048 forward, x 3 =
+   * 1,409,286,144 hardware FLOPs a token. Per GPU 1,409,286,144 x 65,536 / 16 = 5.7724e12
+   * a step; at 40% of 989.4 TFLOP/s: 5.7724e12 / 395.76e12 = 0.014586 s. The step
+   * program's own count (what the predicted HFU is taken from, and this reading) puts a
+   * little more on attention: within 2% */
+  g_autoptr (ResPublishedCase) none = hfu_row ("none", "", "", "40");
+  if (!none->ready)
+    g_error ("hfu_pct 40: %s", none->skip_reason);
+  g_assert_cmpfloat (fabs (none->measured_step_s / 0.014586 - 1), <, 0.02);
+  g_assert_nonnull (strstr (none->measured_source, "(HFU: recomputed forward counted)"));
+  /* the reading is the prediction's own count: hardware FLOPs per GPU a step = HFU x peak
+   * x step for both, so measured step x 0.40 = predicted step x predicted HFU */
+  g_assert_true (res_published_case_predict (none));
+  g_assert_cmpfloat (fabs (none->measured_step_s * 0.40
+                           / (none->predicted_step_s * none->predicted_hfu) - 1), <, 1e-9);
+  /* full recompute adds the layers' forward again: (3 x 469,762,048 + 436,207,616) /
+   * (3 x 469,762,048) = 1,845,493,760 / 1,409,286,144 = 1.3095 times the step (the
+   * program's count: within 1%) */
+  g_autoptr (ResPublishedCase) full = hfu_row ("full", "", "", "40");
+  g_assert_true (full->ready);
+  g_assert_cmpfloat (fabs (full->measured_step_s / none->measured_step_s / 1.3095 - 1), <,
+                     0.01);
+  /* an mfu_pct labelled HFU is that figure (it was read as model FLOPs: 0.01564 s with a
+   * PaLM count); a TFLOP/s cell labelled HFU is hardware TFLOP/s: 40% of 989.4 =
+   * 395.76 TFLOP/s gives the same step */
+  static const struct { const char *mfu, *tflops; } same[] = {
+    { "40 (HFU)", "" }, { "40% HFU", "" }, { "", "395.76 (HFU, incl. recompute)" },
+    { "", "395.76 TFLOP/s (HFU)" },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (same); i++)
+    {
+      g_autoptr (ResPublishedCase) c = hfu_row ("full", same[i].mfu, same[i].tflops, "");
+      if (!c->ready || fabs (c->measured_step_s / full->measured_step_s - 1) > 1e-9
+          || strstr (c->measured_source, "HFU: recomputed forward counted") == NULL)
+        g_error ("mfu '%s' tflops '%s': %g s from %s, expected %g s (%s)", same[i].mfu,
+                 same[i].tflops, c->measured_step_s,
+                 c->measured_source ? c->measured_source : "-", full->measured_step_s,
+                 c->skip_reason ? c->skip_reason : "");
+      g_assert_true (isnan (c->published_mfu_pct));
+    }
+  /* "not HFU" is no label: the MFU as before (no convention here: no figure) */
+  g_autoptr (ResPublishedCase) not_hfu = hfu_row ("full", "40 (not HFU)", "", "");
+  g_assert_false (not_hfu->ready);
+  /* a fraction for a percentage, as for mfu_pct */
+  g_autoptr (ResPublishedCase) frac = hfu_row ("none", "", "", "0.4");
+  g_assert_false (frac->ready);
+  g_assert_nonnull (strstr (frac->skip_reason, "a fraction"));
+}
+
 /* A measured step faster than the row's GPU can go is refused: a TFLOP/s cell of 5,000 on
  * an H100 (dense peak 1,979 TFLOP/s in FP8, its highest) was scored at +951%; 400 is a
  * measurement (40% of the BF16 peak). */
@@ -3897,6 +3967,7 @@ main (int argc, char **argv)
   g_test_add_func ("/results/mapping/nvte-fused-attn-off", test_nvte_fused_attn_off);
   g_test_add_func ("/results/mapping/stack-refuses", test_stack_refuses);
   g_test_add_func ("/results/mapping/mfu-own-peak", test_mfu_own_peak);
+  g_test_add_func ("/results/mapping/hfu-measured", test_hfu_measured);
   g_test_add_func ("/results/mapping/measured-above-peak", test_measured_above_peak);
   g_test_add_func ("/results/mapping/hsdp-dp1", test_hsdp_dp1);
   g_test_add_func ("/results/mapping/explain-unresolved", test_explain_unresolved);
