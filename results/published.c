@@ -253,6 +253,10 @@ tflops_unit_factor (const char *p)
   if (!g_ascii_isalpha (*p))
     return 1;
   g_autofree char *w = g_ascii_strdown (p, -1);
+  /* "3200 per node": TFLOP/s of a node (rate_node_gpus) */
+  if (g_str_has_prefix (w, "per node") || g_str_has_prefix (w, "per server")
+      || g_str_has_prefix (w, "per host"))
+    return 1;
   /* "500 HFU": TFLOP/s, of hardware FLOPs (cell_hfu) */
   if (g_str_has_prefix (w, "hfu") && !g_ascii_isalpha (w[3]))
     return 1;
@@ -2029,6 +2033,7 @@ measured_from (ResPublishedCase *c, const ResCsv *csv, guint row, const char *co
 typedef struct {
   const char *column;   /* "hfu_pct", "mfu_pct" or "tflops_per_gpu" */
   double      figure;   /* percent of the peak, or TFLOP/s per GPU */
+  gint64      node_gpus; /* > 1: the TFLOP/s cell was a node's, over these GPUs */
 } MeasuredHfu;
 
 /* The peak a utilisation of the row is taken against: the row's own GPU's (row_device) in
@@ -2043,6 +2048,46 @@ utilisation_peak (const ResPublishedCase *c, const ResCsv *csv, guint row, gbool
   if (!fp8 && !(peak > 0))
     peak = dev->peak_flops[TOPO_DTYPE_FP16];
   return peak;
+}
+
+/* The GPUs a per-GPU rate cell's figure is over: 1, or where the cell says it is a node's
+ * ("96,000 per node", "12000 (per node)", "96K tokens/s/node", "per server", "per host";
+ * these were read as a GPU's rate, 8 times too high on 8-GPU nodes) the GPUs of one
+ * server of the row's own cluster (row_device's: the preset its gpu_type maps to, under
+ * a --cluster too), at most n_gpus (a run on part of a node: the node's rate is the
+ * run's). A cell that names GPUs before the node ("12,000 (8 GPUs per node)") is a GPU's
+ * figure with its node described. */
+static gint64
+rate_node_gpus (const ResPublishedCase *c, const ResCsv *csv, guint row, const char *column)
+{
+  g_autofree char *t = g_ascii_strdown (get (csv, row, column), -1);
+  static const char *const units[] = { "node", "server", "host" };
+  const char *at = NULL;
+  for (guint i = 0; i < G_N_ELEMENTS (units) && at == NULL; i++)
+    for (const char *p = strstr (t, units[i]); p != NULL && at == NULL;
+         p = strstr (p + 1, units[i]))
+      {
+        gsize n = strlen (units[i]);
+        if (g_ascii_isalpha (p[n]) && !(p[n] == 's' && !g_ascii_isalpha (p[n + 1])))
+          continue;
+        if ((p - t >= 4 && strncmp (p - 4, "per ", 4) == 0) || (p - t >= 1 && p[-1] == '/'))
+          at = p;
+      }
+  if (at == NULL || g_strstr_len (t, at - t, "gpu") != NULL)
+    return 1;
+  g_autoptr (TopoCluster) own = NULL;
+  row_device (c, csv, row, &own);
+  const gint64 per_node = (gint64) topo_cluster_level_size (own != NULL ? own : c->cluster, 0);
+  return MAX (1, MIN (per_node, c->n_gpus));
+}
+
+/* " (per node: / 8 GPUs)" for a rate_node_gpus above 1, else "": g_free */
+static char *
+node_note (gint64 node_gpus)
+{
+  return node_gpus > 1 ? g_strdup_printf (" (per node: / %" G_GINT64_FORMAT " GPUs a node)",
+                                          node_gpus)
+                       : g_strdup ("");
 }
 
 static gboolean
@@ -2097,9 +2142,12 @@ map_measured_cells (ResPublishedCase *c, const ResCsv *csv, guint row, double to
     }
   if (cell_rate (get (csv, row, "tokens_per_s_per_gpu"), &v) && v > 0)
     {
+      /* a node's rate over its GPUs (rate_node_gpus) */
+      const gint64 node = rate_node_gpus (c, csv, row, "tokens_per_s_per_gpu");
+      g_autofree char *note = node_note (node);
       return measured_from (c, csv, row, "tokens_per_s_per_gpu",
-                            tokens / (v * (double) c->n_gpus),
-                            g_strdup ("tokens_per_s_per_gpu"));
+                            tokens / (v / (double) node * (double) c->n_gpus),
+                            g_strdup_printf ("tokens_per_s_per_gpu%s", note));
     }
   g_autofree char *conv_owned = from_stack
     ? g_strdup_printf ("%s, the %s stack's own count: no convention stated",
@@ -2120,19 +2168,24 @@ map_measured_cells (ResPublishedCase *c, const ResCsv *csv, guint row, double to
     }
   /* a TFLOP/s figure labelled HFU is of hardware FLOPs: no convention needed, read with
    * the plan's recompute (map_measured_hfu) */
+  /* a node's TFLOP/s over its GPUs, as for tokens (rate_node_gpus) */
+  const gint64 tflops_node = rate_node_gpus (c, csv, row, "tflops_per_gpu");
   if (cell_tflops (get (csv, row, "tflops_per_gpu"), &v) && v > 0
       && cell_hfu (get (csv, row, "tflops_per_gpu")))
     {
       hfu->column = "tflops_per_gpu";
-      hfu->figure = v;
+      hfu->figure = v / (double) tflops_node;
+      hfu->node_gpus = tflops_node;
       return TRUE;
     }
   if (cell_tflops (get (csv, row, "tflops_per_gpu"), &v) && v > 0 && c->has_convention)
     {
       /* step = F/token x tokens / (TFLOP/s x 1e12 x GPUs), in the row's own convention */
+      g_autofree char *note = node_note (tflops_node);
       return measured_from (c, csv, row, "tflops_per_gpu",
-                            flops_per_token * tokens / (v * 1e12 * (double) c->n_gpus),
-                            g_strdup_printf ("tflops_per_gpu (%s)", conv));
+                            flops_per_token * tokens
+                            / (v / (double) tflops_node * 1e12 * (double) c->n_gpus),
+                            g_strdup_printf ("tflops_per_gpu (%s)%s", conv, note));
     }
   /* an MFU below 1 with no percent sign is a fraction written for a percentage ("0.41"
    * for 41%; no published training run reports below 1%): it was read as 0.41%, a step
@@ -2267,8 +2320,10 @@ map_measured_hfu (ResPublishedCase *c, const ResCsv *csv, guint row, double toke
     return skip (c, "no measured step time: %s '%s' is a utilisation and the device has no "
                  "peak in the row's precision", hfu->column, get (csv, row, hfu->column));
   const double rate = tflops ? hfu->figure * 1e12 : hfu->figure / 100.0 * peak;
+  g_autofree char *note = node_note (hfu->node_gpus);
   if (!measured_from (c, csv, row, hfu->column, per_gpu / rate,
-                      g_strdup_printf ("%s (HFU: recomputed forward counted)", hfu->column)))
+                      g_strdup_printf ("%s (HFU: recomputed forward counted)%s", hfu->column,
+                                       note)))
     return FALSE;
   return measured_within_peak (c, csv, row, tokens);
 }
@@ -6369,7 +6424,7 @@ case_map (ResPublishedCase *c, const ResCsv *csv, guint row, TopoCluster *on)
   if (!map_precision (c, get (csv, row, "precision"), get (csv, row, "notes"),
                       get (csv, row, "framework"), &fp8))
     return;
-  MeasuredHfu hfu = { NULL, 0 };
+  MeasuredHfu hfu = { NULL, 0, 0 };
   if (!map_measured (c, csv, row, (double) global_batch * (double) seq, fp8, &hfu))
     return;
   if (!map_plan (c, csv, row, global_batch, fp8))

@@ -359,7 +359,11 @@
  *   "step_time_s"                 the cell;
  *   "tokens_per_s_total"          global_batch x seq_len / tokens_per_s_total;
  *   "tokens_per_s_per_gpu"        global_batch x seq_len / (tokens_per_s_per_gpu x n_gpus);
- *                                 (a rate with K / M is SI: "31.5K" = 31,500)
+ *                                 (a rate with K / M is SI: "31.5K" = 31,500); a node's
+ *                                 rate ("96,000 per node", "12000 (per node)", "/node",
+ *                                 "per server") / the GPUs of a server of the row's
+ *                                 cluster (at most n_gpus), said in the source; the same
+ *                                 for a node's tflops_per_gpu ("3200 per node")
  *   "tflops_per_gpu (HFU: ...)"   a tflops_per_gpu cell labelled HFU ("500 (HFU, incl.
  *                                 recompute)"): hardware TFLOP/s, so hw_flops / n_gpus /
  *                                 (tflops_per_gpu x 1e12), hw_flops the step program's

@@ -3886,6 +3886,57 @@ test_hfu_measured (void)
   g_assert_nonnull (strstr (frac->skip_reason, "a fraction"));
 }
 
+/* A node's rate in a per-GPU column is over the GPUs of a node of the row's cluster (it
+ * was read as a GPU's: "96,000 per node" 8 times too fast on 8-GPU servers). The small
+ * GPT, tp 2, 64 x 1,024 = 65,536 tokens a step. */
+static void
+test_rate_per_node (void)
+{
+  static const struct { const char *gpu; int n; const char *column, *cell; double want; } rows[] = {
+    /* 16 H100s, 8 a server: 96,000 / 8 = 12,000 tokens/s a GPU, 65,536 / (12,000 x 16) =
+     * 0.34133 s; 12,000 / 8 = 1,500: 65,536 / (1,500 x 16) = 2.7307 s */
+    { "H100-SXM-80GB", 16, "tokens_per_s_per_gpu", "96,000 per node", 65536.0 / (12000 * 16) },
+    { "H100-SXM-80GB", 16, "tokens_per_s_per_gpu", "12000 (per node)", 65536.0 / (1500 * 16) },
+    { "H100-SXM-80GB", 16, "tokens_per_s_per_gpu", "96K tokens/s/node", 65536.0 / (12000 * 16) },
+    { "H100-SXM-80GB", 16, "tokens_per_s_per_gpu", "96000 per server", 65536.0 / (12000 * 16) },
+    /* GPUs named before the node: a GPU's rate, its node described */
+    { "H100-SXM-80GB", 16, "tokens_per_s_per_gpu", "12,000 (8 GPUs per node)",
+      65536.0 / (12000 * 16) },
+    /* GH200 in nodes of four: 48,000 / 4 = 12,000 */
+    { "GH200 (Grace Hopper)", 16, "tokens_per_s_per_gpu", "48,000 per node",
+      65536.0 / (12000 * 16) },
+    /* 4 GPUs of an 8-GPU server: the node's rate is the run's, 48,000 / 4 = 12,000 a GPU:
+     * 65,536 / (12,000 x 4) = 1.3653 s */
+    { "H100-SXM-80GB", 4, "tokens_per_s_per_gpu", "48,000 per node", 65536.0 / (12000 * 4) },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (rows); i++)
+    {
+      g_autofree char *t = g_strdup_printf (
+        "row_id,model,gpu_type,n_gpus,n_layers,hidden,n_heads,vocab,seq_len,tp,pp,"
+        "global_batch,%s\n1,GPT,\"%s\",%d,16,1024,16,16384,1024,2,1,64,\"%s\"\n",
+        rows[i].column, rows[i].gpu, rows[i].n, rows[i].cell);
+      g_autoptr (ResPublishedCase) c = case_of (t);
+      if (!c->ready || fabs (c->measured_step_s / rows[i].want - 1) > 1e-12)
+        g_error ("%s '%s' on %d %s: %g s, expected %g (%s)", rows[i].column, rows[i].cell,
+                 rows[i].n, rows[i].gpu, c->measured_step_s, rows[i].want,
+                 c->skip_reason ? c->skip_reason : "");
+    }
+  /* TFLOP/s too: 3,200 a node of 8 is 400 a GPU, the step of the cell "400" (it was
+   * refused as no rate unit) */
+  g_autoptr (ResPublishedCase) gpu = approx_row ("tflops_per_gpu", "", "400");
+  g_autoptr (ResPublishedCase) node = approx_row ("tflops_per_gpu", "", "3200 per node");
+  g_assert_true (gpu->ready);
+  if (!node->ready || fabs (node->measured_step_s / gpu->measured_step_s - 1) > 1e-12)
+    g_error ("tflops_per_gpu '3200 per node': %g s, expected %g (%s)", node->measured_step_s,
+             gpu->measured_step_s, node->skip_reason ? node->skip_reason : "");
+  /* the explain line says so */
+  g_autofree char *e = explain_one (
+    "row_id,model,gpu_type,n_gpus,n_layers,hidden,n_heads,vocab,seq_len,tp,pp,"
+    "global_batch,tokens_per_s_per_gpu\n"
+    "1,GPT,H100-SXM-80GB,16,16,1024,16,16384,1024,2,1,64,\"96,000 per node\"\n");
+  assert_explains (e, "from tokens_per_s_per_gpu (per node: / 8 GPUs a node)");
+}
+
 /* A measured step faster than the row's GPU can go is refused: a TFLOP/s cell of 5,000 on
  * an H100 (dense peak 1,979 TFLOP/s in FP8, its highest) was scored at +951%; 400 is a
  * measurement (40% of the BF16 peak). */
@@ -3968,6 +4019,7 @@ main (int argc, char **argv)
   g_test_add_func ("/results/mapping/stack-refuses", test_stack_refuses);
   g_test_add_func ("/results/mapping/mfu-own-peak", test_mfu_own_peak);
   g_test_add_func ("/results/mapping/hfu-measured", test_hfu_measured);
+  g_test_add_func ("/results/mapping/rate-per-node", test_rate_per_node);
   g_test_add_func ("/results/mapping/measured-above-peak", test_measured_above_peak);
   g_test_add_func ("/results/mapping/hsdp-dp1", test_hsdp_dp1);
   g_test_add_func ("/results/mapping/explain-unresolved", test_explain_unresolved);
