@@ -866,7 +866,9 @@ static const struct {
 
 /* Where a cell that starts as a number goes on in a way no reader here takes, what
  * follows the number (a static description), else NULL: a hexadecimal number ("0x10",
- * which strtod reads as 16), a second decimal point ("1.42.0"), a digit separator
+ * which strtod reads as 16), a second number joined to it (a range with a dash, a tilde,
+ * "to" or an arrow: "0.45-0.60", "2048\xe2\x86\x924096", "2048 -> 4096"; a product; a
+ * power), a second decimal point ("1.42.0"), a digit separator
  * other than thousands groups ("1_000", the decimal comma "12,5", a list "8,1", spaced
  * groups that are not thousands "1 02" or "1024 000"), or
  * letters right after the number that are no magnitude or unit these columns know
@@ -892,13 +894,27 @@ garbled_number (const char *cell, const char *lead_end, const char *column)
     /* past a unit or magnitude of the first number ("0.45s-0.60s", "3.2K-3.5K", "1.5
      * min-2 min": read as their first number too) */
     const char *after_unit = w;
-    while (g_ascii_isalpha (*after_unit) || *after_unit == '/' || (guchar) *after_unit >= 0x80)
+    /* (a unit's letters, "/" or a non-ASCII sign such as the micro sign; not the dashes and
+     * arrows of U+2000-U+2FFF, whose UTF-8 starts 0xe2: "2K\xe2\x86\x924K" is a range) */
+    while (g_ascii_isalpha (*after_unit) || *after_unit == '/'
+           || ((guchar) *after_unit >= 0x80 && (guchar) *after_unit != 0xe2))
       after_unit++;
     while (*after_unit == ' ')
       after_unit++;
     if (after_unit != w && (*after_unit == '-' || *after_unit == '~'
                             || (guchar) after_unit[0] == 0xe2))
       w = after_unit;
+    /* an arrow from the first number to the second ("2048\xe2\x86\x924096", "2048 ->
+     * 4096", the long arrow U+27F6): a range too, read as its first number before */
+    if (g_str_has_prefix (w, "->") || g_str_has_prefix (w, "\xe2\x86\x92")
+        || g_str_has_prefix (w, "\xe2\x9f\xb6"))
+      {
+        const char *q = w + (w[0] == '-' ? 2 : 3);
+        while (*q == ' ')
+          q++;
+        if (g_ascii_isdigit (*q) || (*q == '.' && g_ascii_isdigit (q[1])))
+          return "a range (two numbers)";
+      }
     /* "1.2 to 1.4" */
     if (g_ascii_strncasecmp (w, "to ", 3) == 0 && (g_ascii_isdigit (w[3]) || w[3] == '.'))
       return "a range (two numbers)";

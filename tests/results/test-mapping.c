@@ -1390,6 +1390,14 @@ test_units_and_ranges (void)
     /* a range whose first number has its unit or magnitude, or "to" */
     { "step_time_s", "0.45s-0.60s", "a range" }, { "step_time_s", "1.5 min-2 min", "a range" },
     { "step_time_s", "1.2 to 1.4", "a range" }, { "seq_len", "4K-8K", "a range" },
+    /* an arrow from one number to another (seq_len "2048\xe2\x86\x924096" was read as
+     * 2,048), with or without units or spaces, and the en dash after a unit */
+    { "seq_len", "2048\xe2\x86\x92" "4096", "a range" },
+    { "seq_len", "2048 -> 4096", "a range" }, { "seq_len", "2048->4096", "a range" },
+    { "seq_len", "2K\xe2\x86\x92" "4K", "a range" }, { "seq_len", "8K -> 16K", "a range" },
+    { "seq_len", "2048 \xe2\x9f\xb6 4096", "a range" },
+    { "seq_len", "4K\xe2\x80\x93" "8K", "a range" },
+    { "global_batch", "512 -> 1024", "a range" }, { "tp", "2\xe2\x86\x92" "4", "a range" },
     /* past the day's cap once in seconds (30 h = 108,000 s passed as 30) */
     { "step_time_s", "30 h", "at most 86400" },
   };
