@@ -1620,6 +1620,29 @@ assert_explains (const char *explain, const char *want)
     g_error ("explain lacks '%s':\n%s", want, explain);
 }
 
+/* A long sharding cell (about 440 KB) maps as its short form does: the clause negations
+ * are read in one walk of the text (each mention scanned back to its clause start, 40,000
+ * "distributed optimizer" took 24 s). A negation word counts across the length of its
+ * clause, and not past its end. Megatron-Core, 16 GPUs. */
+static void
+test_sharding_long_cell (void)
+{
+  g_autoptr (GString) many = g_string_new (NULL);
+  for (int i = 0; i < 20000; i++)
+    g_string_append (many, "distributed optimizer ");
+  g_autofree char *off = g_strconcat ("not using the ", many->str, NULL);
+  g_autofree char *other = g_strconcat ("not tensor parallel, ", many->str, NULL);
+  static const PlanSharding want[] = { PLAN_SHARD_ZERO1, PLAN_SHARD_NONE, PLAN_SHARD_ZERO1 };
+  const char *cells[] = { many->str, off, other };
+  for (guint i = 0; i < G_N_ELEMENTS (cells); i++)
+    {
+      g_autoptr (ResPublishedCase) c = row ("A100-SXM-80GB", 16, 1, cells[i],
+                                            "Megatron-Core r0.8.0", "bf16");
+      g_assert_true (c->ready);
+      g_assert_cmpint (c->plan.sharding, ==, want[i]);
+    }
+}
+
 /* The explain line says where the sharding is not the cell's own reading: FSDP said off
  * on NeMo reads as the stack's default, the distributed optimizer, and says so; the empty
  * cell's zero1 and a stated one say nothing more. 16 GPUs, tp 1 pp 1. */
@@ -3990,6 +4013,7 @@ main (int argc, char **argv)
   g_test_add_func ("/results/mapping/gpu-types", test_gpu_types);
   g_test_add_func ("/results/mapping/sharding", test_sharding);
   g_test_add_func ("/results/mapping/sharding-explain", test_sharding_explain);
+  g_test_add_func ("/results/mapping/sharding-long-cell", test_sharding_long_cell);
   g_test_add_func ("/results/mapping/recompute", test_recompute);
   g_test_add_func ("/results/mapping/pytorch-fsdp-compile", test_pytorch_fsdp_compile);
   g_test_add_func ("/results/mapping/unstated-degrees", test_unstated_degrees);
