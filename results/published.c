@@ -1205,7 +1205,49 @@ hints_as_cells (const char *message)
  *     skipped (the EFA scale-out is not in the preset)
  * Anything else (TPU v4 / v5e / v6e, Trainium 1, Gaudi, consumer cards) -> no preset:
  * skipped with the gpu_type.
+ * The rules read the cell without what it says the part is not (gpu_type_read): a variant
+ * said off ("H100 SXM5 (not PCIe)", "H100 SXM (non-PCIe)", "H100 80GB (not H100 NVL)",
+ * "H200 (not GH200)", "A100 SXM4 80GB (not the 40GB variant)") is blanked first, and where
+ * the cell names SXM, a PCIe mention in a clause that names the host or a link is the
+ * server's host interface, not the card ("H100 SXM, 8 per node, PCIe Gen5 host link"):
+ * each was read as the variant it named.
  * A run larger than its preset grows the preset's outermost level (topo_cluster_scale_out). */
+static char *blank_negated (const char *text, const char *const *keys, gboolean *any);
+
+/* The gpu_type cell as the rules below read it (lower case; g_free the result): the parts
+ * and variants it says it is not blanked (blank_negated: "not PCIe", "non-PCIe", "not H100
+ * NVL", "not GH200", "not the 40GB variant"), then, where it names SXM, every PCIe mention
+ * in a clause (between ',', ';', '(' and ')') that names the host or a link: the server's
+ * host interface ("PCIe Gen5 host link"), not the PCIe card. One pass over the clauses. */
+static char *
+gpu_type_read (const char *gpu_type)
+{
+  static const char *const keys[] = {
+    "pcie", "sxm", "h100 nvl", "h100-nvl", "h100nvl", "h200 nvl", "h200-nvl", "nvl",
+    "gh200", "gb200", "gb300", "b200", "b300", "h200", "h100", "h800", "h20", "a100", "a800",
+    "40gb", "40 gb", "40-gb", "40g", "40 gib", "40gib", "64gb", "64 gb", "94gb", "94 gb",
+    "96gb", "96 gb", "hbm2e", "16gb", "16 gb", NULL };
+  g_autofree char *blanked = blank_negated (gpu_type, keys, NULL);
+  char *t = g_ascii_strdown (blanked, -1);
+  if (strstr (t, "sxm") == NULL)
+    return t;
+  for (char *a = t; *a != '\0';)
+    {
+      gsize n = strcspn (a, ",;()");
+      const char saved = a[n];
+      a[n] = '\0';
+      gboolean host = strstr (a, "host") != NULL;
+      for (const char *l = strstr (a, "link"); l != NULL && !host; l = strstr (l + 1, "link"))
+        host = (l == a || !g_ascii_isalnum (l[-1])) && !g_ascii_isalnum (l[4]);
+      if (host)
+        for (char *p = strstr (a, "pcie"); p != NULL; p = strstr (p + 4, "pcie"))
+          memset (p, '#', 4);
+      a[n] = saved;
+      a += n + (saved != '\0');
+    }
+  return t;
+}
+
 /* A memory size `gb` in t (lower case): the number as a word of its own (has_number_word),
  * then an optional space or hyphen, then "gb", "gib" or a bare "g" that ends the word:
  * "96GB", "96 GB", "96-GB", "40 GiB", "A100-40G", "A100-SXM4-40G" (NVIDIA's and the
@@ -1662,7 +1704,7 @@ res_pub_network_gbps_per_gpu (const char *network, guint64 node, char **how)
 static const char *
 cluster_for (const char *gpu_type, const char *network, gint64 n_gpus)
 {
-  g_autofree char *t = g_ascii_strdown (gpu_type, -1);
+  g_autofree char *t = gpu_type_read (gpu_type);
   if (nvl_rack_too_small (t, n_gpus))
     return NULL;
   if (strstr (t, "gb300") != NULL)
@@ -1766,7 +1808,7 @@ cluster_for (const char *gpu_type, const char *network, gint64 n_gpus)
 static const char *
 no_preset_why (const char *gpu_type, gint64 n_gpus)
 {
-  g_autofree char *t = g_ascii_strdown (gpu_type, -1);
+  g_autofree char *t = gpu_type_read (gpu_type);
   if (strstr (t, "gh200") != NULL)
     return " (GH200 is the Grace Hopper superchip; gh200-nvl4-cluster models the 96 GB HBM3 "
            "part in nodes of four on NVLink without a switch, not the 141-144 GB HBM3e part "
@@ -1797,7 +1839,7 @@ no_preset_why (const char *gpu_type, gint64 n_gpus)
 static ResPubFamily
 family_for (const char *gpu_type)
 {
-  g_autofree char *t = g_ascii_strdown (gpu_type, -1);
+  g_autofree char *t = gpu_type_read (gpu_type);
   if (strstr (t, "gb300") != NULL || strstr (t, "gb200") != NULL || strstr (t, "b200") != NULL
       || strstr (t, "b300") != NULL)
     return RES_PUB_FAMILY_B200;
@@ -2347,13 +2389,15 @@ map_measured_hfu (ResPublishedCase *c, const ResCsv *csv, guint row, double toke
 /* ---- plan ----------------------------------------------------------------------------- */
 
 /* Whether the mention of a key at `p` (`n` chars) in the lower-case text `t` is said off:
- * "no KEY" / "without KEY" / "not KEY" / "non-KEY", or KEY then any of " :=" and a word
+ * "no KEY" / "without KEY" / "not KEY" / "non-KEY" / "not the KEY" / "not a(n) KEY"
+ * ("A100 80GB (not the 40GB variant)"), or KEY then any of " :=" and a word
  * off / no / false / disabled / none / 0 / "not used" / "unused" ("KEY: off", "KEY=False",
  * "KEY false", "KEY (not used)") */
 static gboolean
 mention_off (const char *t, const char *p, gsize n, gsize *span)
 {
-  static const char *const before[] = { "no ", "without ", "not ", "non-" };
+  static const char *const before[] = { "no ", "without ", "not ", "non-", "not the ",
+                                        "not a ", "not an " };
   static const char *const off[] = { "off", "no", "false", "disabled", "none", "0",
                                      "not used", "unused", "(not used", "(unused" };
   /* a stage number after the key ("ZeRO-3 off", "ZeRO stage 3 (not used)": read as ZeRO-3

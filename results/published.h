@@ -59,6 +59,12 @@
  * |                           |   of four; family other); its 141 / 144 GB HBM3e part and    |
  * |                           |   the NVLink Switch systems ("DGX GH200", NVL2 / NVL32) ->   |
  * |                           |   skipped, saying so;                                        |
+ * |                           |   a variant the cell says the part is not is blanked first   |
+ * |                           |   ("H100 SXM5 (not PCIe)", "non-PCIe", "not H100 NVL", "H200 |
+ * |                           |   (not GH200)", "not the 40GB variant"), and beside SXM a    |
+ * |                           |   PCIe mention in a clause naming the host or a link is the  |
+ * |                           |   host interface ("H100 SXM, PCIe Gen5 host link"), not the  |
+ * |                           |   card;                                                      |
  * |                           |   anything else (TPU v4, Gaudi, A10G) -> skipped: "no        |
  * |                           |   cluster preset for gpu_type X"                             |
  * | framework                 | the stack preset it names (frameworks/stack.c table: NeMo ->  |

@@ -128,6 +128,16 @@ test_gpu_types (void)
     /* IDRIS's Jean Zay, BLOOM's machine: 4 Omni-Path links per node of 8 (it was read as
      * selene, 8 x HDR200 per node) */
     { "A100-SXM-80GB (Jean Zay)", 384, "jean-zay", RES_PUB_FAMILY_A100 },
+    /* a variant the cell says the part is not, and a PCIe host link beside an explicit
+     * SXM: each was read as the variant it names */
+    { "H100 SXM5 (not PCIe)", 8, "dgx-h100-superpod", RES_PUB_FAMILY_H100 },
+    { "H100 SXM (non-PCIe)", 8, "dgx-h100-superpod", RES_PUB_FAMILY_H100 },
+    { "H100 SXM, 8 per node, PCIe Gen5 host link", 8, "dgx-h100-superpod", RES_PUB_FAMILY_H100 },
+    { "H100 80GB (not H100 NVL)", 8, "dgx-h100-superpod", RES_PUB_FAMILY_H100 },
+    { "H200 (not GH200)", 8, "h200-superpod", RES_PUB_FAMILY_H200 },
+    { "A100 SXM4 80GB (not the 40GB variant)", 8, "selene", RES_PUB_FAMILY_A100 },
+    /* a PCIe card with its host link is still the card */
+    { "H100 PCIe Gen5, host link", 8, "h100-pcie-cluster", RES_PUB_FAMILY_H100 },
   };
   for (guint i = 0; i < G_N_ELEMENTS (rows); i++)
     {
