@@ -242,13 +242,14 @@ res_published_explain (const ResCsv *csv, guint row, const ResPublishedCase *c)
                                       c->fp8_recipe_why != NULL ? c->fp8_recipe_why : "")
                    : g_strdup_printf (" (the stack's %s recipe)",
                                       fw_scaling_name (c->stack->fp8_scaling));
-      LINE ("precision", "%s%s%s", prec_name (p->compute_dtype),
+      LINE ("precision", "%s%s%s%s%s", prec_name (p->compute_dtype),
             p->compute_dtype == PLAN_PREC_FP8
               ? (c->fp8_attention ? " GEMMs and attention" : " GEMMs, attention bf16")
               : p->compute_dtype == PLAN_PREC_FP4
               ? " (NVFP4 recipe: layer linears in FP4; output layer, router, attention bf16)"
               : "",
-            recipe != NULL ? recipe : "");
+            recipe != NULL ? recipe : "", c->precision_why != NULL ? "; " : "",
+            c->precision_why != NULL ? c->precision_why : "");
       LINE ("notes", "attention %s%s%s%s; overlaps: grad %s, param %s, tp %s; grads %s",
             plan_attn_backend_name (p->attention_backend), c->attn_why != NULL ? " (" : "",
             c->attn_why != NULL ? c->attn_why : "", c->attn_why != NULL ? ")" : "",

@@ -2389,15 +2389,15 @@ map_measured_hfu (ResPublishedCase *c, const ResCsv *csv, guint row, double toke
 /* ---- plan ----------------------------------------------------------------------------- */
 
 /* Whether the mention of a key at `p` (`n` chars) in the lower-case text `t` is said off:
- * "no KEY" / "without KEY" / "not KEY" / "non-KEY" / "not the KEY" / "not a(n) KEY"
+ * "no KEY" / "without KEY" / "w/o KEY" / "not KEY" / "non-KEY" / "not the KEY" / "not a(n) KEY"
  * ("A100 80GB (not the 40GB variant)"), or KEY then any of " :=" and a word
  * off / no / false / disabled / none / 0 / "not used" / "unused" ("KEY: off", "KEY=False",
  * "KEY false", "KEY (not used)") */
 static gboolean
 mention_off (const char *t, const char *p, gsize n, gsize *span)
 {
-  static const char *const before[] = { "no ", "without ", "not ", "non-", "not the ",
-                                        "not a ", "not an " };
+  static const char *const before[] = { "no ", "without ", "w/o ", "not ", "non-",
+                                        "not the ", "not a ", "not an " };
   static const char *const off[] = { "off", "no", "false", "disabled", "none", "0",
                                      "not used", "unused", "(not used", "(unused" };
   /* a stage number after the key ("ZeRO-3 off", "ZeRO stage 3 (not used)": read as ZeRO-3
@@ -5711,13 +5711,15 @@ fp8_clause_off (const char *p, gsize n)
 }
 
 /* FP8 named only to say it was off: "BF16 (no FP8)", "without fp8", "FP8: off",
- * "fp8 disabled", "fp8=false", "not fp8", "FP8=no, bf16" (mention_off at any FP8
- * mention), "FP8 (off)", "BF16 (FP8 not enabled)", "bf16; FP8 was not used", "bf16 (fp8
- * planned, not used in this run)" (fp8_clause_off); each was read as FP8 GEMMs */
+ * "fp8 disabled", "fp8=false", "not fp8", "FP8=no, bf16", "BF16 mixed precision w/o FP8"
+ * (mention_off at any FP8 mention; "w/o" was read as FP8), "FP8 (off)", "BF16 (FP8 not
+ * enabled)", "bf16; FP8 was not used", "bf16 (fp8 planned, not used in this run)"
+ * (fp8_clause_off); each was read as FP8 GEMMs */
 static gboolean
 fp8_negated (const char *text)
 {
-  static const char *const neg[] = { "no fp8", "without fp8", "not fp8", "non-fp8", "fp8 off",
+  static const char *const neg[] = { "no fp8", "without fp8", "w/o fp8", "not fp8", "non-fp8",
+                                     "fp8 off",
                                      "fp8: off", "fp8 disabled", "fp8: disabled", "fp8: no",
                                      "fp8=false", "fp8: false", "fp8 = false", "no float8",
                                      "without float8", "float8 off", "float8 disabled",
@@ -5787,10 +5789,15 @@ fp8_negated (const char *text)
 }
 
 /* FP8 attention named only to say it was off: "no fp8 attention", "fp8_dpa=False",
- * "fp8_dpa: false", "without FP8 DPA", "FP8 attention off" */
+ * "fp8_dpa: false", "without FP8 DPA", "FP8 attention off", and any other form mention_off
+ * reads ("FP8 (not FP8 attention)", "w/o fp8_dpa": read as FP8 attention) */
 static gboolean
 fp8_attention_negated (const char *text)
 {
+  static const char *const keys[] = { "fp8 attention", "fp8_dpa", "fp8 dpa", "fp8 attn" };
+  for (guint i = 0; i < G_N_ELEMENTS (keys); i++)
+    if (named_then_off (text, keys[i]))
+      return TRUE;
   static const char *const neg[] = { "no fp8 attention", "without fp8 attention",
                                      "fp8 attention off", "fp8 attention: off",
                                      "fp8 attention disabled", "no fp8_dpa", "without fp8_dpa",
@@ -5809,6 +5816,23 @@ static const char *const recipe_keys[] = {
   "per-row", "current scaling", "current-scaling", "current_scaling", "fp8-cs", "fp8cs",
   "fp8_cs", "tensorwise", "tensor-wise", "delayed scaling", "delayed", "fp8-ds", "fp8_ds",
   "fp8ds", "nvfp4", "fp4", NULL };
+
+/* The notes say this run trained in FP8 (notes_affirm: not negated before or after):
+ * "trained in FP8", "FP8 training", "with FP8", "using FP8"; a mention that says nothing
+ * of the run ("FP8 results in table 3") or says it off ("not trained in FP8", "with FP8
+ * disabled") does not */
+static gboolean
+notes_say_fp8 (const char *notes)
+{
+  static const char *const phrases[] = { "trained in fp8", "trained with fp8", "training in fp8",
+                                         "training with fp8", "fp8 training", "fp8 pretraining",
+                                         "fp8 pre-training", "fp8 mixed precision", "with fp8",
+                                         "using fp8", "ran in fp8", "run in fp8", "runs in fp8" };
+  for (guint i = 0; i < G_N_ELEMENTS (phrases); i++)
+    if (notes_affirm (notes, phrases[i]))
+      return TRUE;
+  return FALSE;
+}
 
 static gboolean
 map_precision (ResPublishedCase *c, const char *cell, const char *notes, const char *framework,
@@ -5834,6 +5858,14 @@ map_precision (ResPublishedCase *c, const char *cell, const char *notes, const c
        || contains_ci (text, "fp-8") || contains_ci (text, "fp 8"))
       && !fp8_negated (text))
     *fp8 = TRUE;
+  g_autofree char *stripped = g_strstrip (g_strdup (cell));
+  /* an empty cell beside notes that say the run trained in FP8 ("trained in FP8 with
+   * Transformer Engine", read as bf16): FP8, the explain line saying so */
+  if (!*fp8 && (*stripped == '\0' || cell_unstated (stripped)) && notes_say_fp8 (notes))
+    {
+      *fp8 = TRUE;
+      c->precision_why = "the cell is empty: the notes say the run trained in FP8";
+    }
   /* no 16-, 8- or 4-bit float named: a 32-bit run (TF32 or IEEE FP32 GEMMs, which the cell
    * rarely says) or an integer one; neither is read as bf16. A cell that names no number
    * format at all ("FP6", "int4", "quantized") is skipped as not recognised rather than
@@ -5843,7 +5875,6 @@ map_precision (ResPublishedCase *c, const char *cell, const char *notes, const c
                                            "16-bit", "16 bit", "bf-16", "fp-16", "fp 16",
                                            "bfloat", "brain float", "float 16", "8-bit float",
                                            "fp-8", "fp 8", NULL };
-  g_autofree char *stripped = g_strstrip (g_strdup (cell));
   if (!*fp8 && !contains_any_ci (cell, low_float))
     {
       if (contains_ci (text, "int8"))

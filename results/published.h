@@ -310,8 +310,12 @@
  * |                           |   "fp8 attention" / "incl. attention"); NVFP4 / fp4 -> fp4   |
  * |                           |   (Blackwell); a 16-bit float named or nothing stated -> bf16|
  * |                           |   (fp16 on V100, where a cell naming only bf16 is skipped)   |
- * |                           |   ; "no FP8" / "without fp8" / "fp8: off" / "FP8 (not used)" |
- * |                           |   -> not fp8; no                                             |
+ * |                           |   ; "no FP8" / "without fp8" / "w/o FP8" / "fp8: off" / "FP8 |
+ * |                           |   (not used)" -> not fp8; FP8 attention said off likewise    |
+ * |                           |   ("FP8 (not FP8 attention)": attention bf16); an empty cell |
+ * |                           |   whose notes say the run trained in FP8 ("trained in FP8",  |
+ * |                           |   "FP8 training", "with FP8"; not negated, not "FP8 results  |
+ * |                           |   in table 3") -> fp8, the explain line saying so; no        |
  * |                           |   16/8/4-bit float named: "fp32" / "TF32" / "int8" ->        |
  * |                           |   skipped, saying which; other text ("FP6") -> skipped "not  |
  * |                           |   recognised"                                                |
@@ -504,6 +508,9 @@ typedef struct {
   const char   *fp8_recipe_why;     /* static: where an FP8 recipe the row does not name
                                        came from (NULL: named in the row, or the stack's) */
   gboolean      fp4;                /* NVFP4 GEMMs (precision text), on a device with FP4 */
+  const char   *precision_why;      /* static: where a precision the cell does not state
+                                       came from (the notes' FP8); NULL: the cell's, or
+                                       the bf16 default */
   FwStack      *stack;              /* the software stack the framework column names
                                        (megatron-core when it names none) */
   char         *micro_batch_why;    /* how a micro-batch that is no plain count in its

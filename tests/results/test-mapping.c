@@ -1069,6 +1069,9 @@ test_precision (void)
     { "bf16 (FP8 disabled in normal runs)", FALSE, FALSE },
     { "BF16 without FP8 for the embedding or any other layer", FALSE, FALSE },
     { "fp8 e4m3 fwd / e5m2 bwd", TRUE, FALSE },
+    /* "w/o" says FP8 off, and "not" FP8 attention (read as FP8, and FP8 attention) */
+    { "BF16 mixed precision w/o FP8", FALSE, FALSE },
+    { "FP8 (not FP8 attention)", TRUE, FALSE },
   };
   for (guint i = 0; i < G_N_ELEMENTS (rows); i++)
     {
@@ -1673,6 +1676,38 @@ test_sharding_explain (void)
         rows[i].cell);
       g_autofree char *e = explain_one (text);
       assert_explains (e, rows[i].line);
+    }
+}
+
+/* An empty precision cell beside notes that say the run trained in FP8 is FP8 (it was
+ * bf16), and the explain line says it came from the notes; notes that name FP8 but not as
+ * the run's, or say it off, leave bf16. H100, 8 GPUs. */
+static void
+test_precision_from_notes (void)
+{
+  static const struct { const char *notes; gboolean fp8; } rows[] = {
+    { "trained in FP8 with Transformer Engine", TRUE },
+    { "FP8 training; loss curves match BF16", TRUE },
+    { "with FP8 (delayed scaling)", TRUE },
+    { "FP8 results in table 3", FALSE },
+    { "not trained in FP8", FALSE },
+    { "with FP8 disabled", FALSE },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (rows); i++)
+    {
+      g_autofree char *text = g_strdup_printf (
+        "row_id,model,gpu_type,n_gpus,n_layers,hidden,n_heads,vocab,seq_len,tp,pp,"
+        "precision,notes,global_batch,step_time_s\n"
+        "1,GPT,H100-SXM-80GB,8,16,1024,16,16384,1024,1,1,,\"%s\",32,1.0\n", rows[i].notes);
+      g_autoptr (ResPublishedCase) c = case_of (text);
+      g_assert_true (c->ready);
+      if ((c->plan.compute_dtype == PLAN_PREC_FP8) != rows[i].fp8)
+        g_error ("notes '%s': compute dtype %d", rows[i].notes, c->plan.compute_dtype);
+      g_autofree char *e = explain_one (text);
+      if (rows[i].fp8)
+        assert_explains (e, "; the cell is empty: the notes say the run trained in FP8\n");
+      else
+        assert_explains (e, "-> bf16\n");
     }
 }
 
@@ -4030,6 +4065,7 @@ main (int argc, char **argv)
   g_test_add_func ("/results/mapping/recompute-notes-negated", test_recompute_notes_negated);
   g_test_add_func ("/results/mapping/interleaved-unstated", test_interleaved_unstated);
   g_test_add_func ("/results/mapping/precision", test_precision);
+  g_test_add_func ("/results/mapping/precision-from-notes", test_precision_from_notes);
   g_test_add_func ("/results/mapping/megatron-lm-2021", test_megatron_lm_2021);
   g_test_add_func ("/results/mapping/megatron-lm-device", test_megatron_lm_device);
   g_test_add_func ("/results/mapping/megatron-lm-distopt", test_megatron_lm_distopt);
