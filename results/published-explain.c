@@ -160,7 +160,9 @@ res_published_explain (const ResCsv *csv, guint row, const ResPublishedCase *c)
             p->account_embedding && p->account_loss
               ? ", embedding and loss take a layer slot each (one layer fewer on the first "
                 "and last stage)" : "");
-      LINE ("sequence_parallel", "%s", p->sequence_parallel ? "on" : "off");
+      LINE ("sequence_parallel", "%s%s%s%s", p->sequence_parallel ? "on" : "off",
+            c->sp_why != NULL ? " (" : "", c->sp_why != NULL ? c->sp_why : "",
+            c->sp_why != NULL ? ")" : "");
       /* how the row's MTP was read (res_pub_moe_plan): the moe cell's mtp_layers */
       if (p->mtp_num_layers > 0)
         g_string_append_printf (s, "  %-20s %-44s -> %d module%s trained on the last stage (the "

@@ -4220,8 +4220,8 @@ negated_before (const char *low, const char *p)
 }
 
 /* Whether the words right after a phrase say it was off: "not stated" (as the whole
- * verdict), "not used", "not enabled", "was not used", "is off", "off", "false",
- * "disabled", "none", "no", "unused", "n/a", after spaces, ':', '=', '-' or '(' */
+ * verdict), "not used", "not enabled", "not set" (a flag), "was not used", "is off", "off",
+ * "false", "disabled", "none", "no", "unused", "n/a", after spaces, ':', '=', '-' or '(' */
 static gboolean
 negated_after (const char *a)
 {
@@ -4231,8 +4231,8 @@ negated_after (const char *a)
   if (g_str_has_prefix (a, "was ") || g_str_has_prefix (a, "is ") || g_str_has_prefix (a, "were "))
     a = strchr (a, ' ') + 1;
   static const char *const neg[] = { "not stated", "not used", "not enabled", "not applied",
-                                     "not on", "off", "false", "disabled", "none", "no",
-                                     "unused", "n/a" };
+                                     "not set", "not on", "off", "false", "disabled", "none",
+                                     "no", "unused", "n/a" };
   for (guint i = 0; i < G_N_ELEMENTS (neg); i++)
     {
       gsize k = strlen (neg[i]);
@@ -4833,8 +4833,12 @@ micro_batch_stated (const ResCsv *csv, guint row, gint64 *n, gboolean *local,
  *  yes: "yes", "true", "1", "on", "y", "enabled", a check mark, each alone or first before
  *       a bracket or comma ("yes (with TP)", "Y (TP)"), or SP named as a word ("SP",
  *       "Megatron SP", "--sequence-parallel") and not negated;
- *  no:  "no", "false", "0", "off", "n", "disabled", "none", a cross, alike ("no (SP off)",
- *       "no SP"). */
+ *  no:  "no", "false", "0", "off", "n", "disabled", "none", "not used", "not enabled", a
+ *       cross, alike ("no (SP off)", "no SP"); a label said off by the words after it
+ *       (negated_after: "sequence parallelism was not used"); SP named and said off
+ *       (mention_off, negated_before, negated_after: "w/o SP", "SP was not used").
+ * "not enabled" and "sequence parallelism was not used" were not recognised, "w/o SP"
+ * read on. */
 static int
 sp_reading (const char *cell)
 {
@@ -4844,7 +4848,7 @@ sp_reading (const char *cell)
   static const char *const no[] = { "no", "false", "0", "off", "n", "disabled", "none",
                                     "\xe2\x9c\x97", "\xe2\x9c\x98",
                                     /* "not used" / "unused" (skipped before) */
-                                    "not used", "unused", NULL };
+                                    "not used", "unused", "not enabled", NULL };
   static const char *const yes[] = { "yes", "true", "1", "on", "y", "enabled",
                                      "\xe2\x9c\x93", "\xe2\x9c\x94", NULL };
   const char *t = cell;
@@ -4854,6 +4858,8 @@ sp_reading (const char *cell)
         const char *q = t + strlen (labels[i]);
         if (g_ascii_isalnum (*q))
           continue;
+        if (negated_after (q))
+          return 0;   /* "sequence parallelism was not used", "SP: not enabled" */
         while (*q == ' ' || *q == '=' || *q == ':')
           q++;
         if (*q != '\0' && *q != '(')
@@ -4879,15 +4885,53 @@ sp_reading (const char *cell)
     }
   /* SP named in longer text: on unless negated ("Megatron SP"; "without SP") */
   g_autofree char *low = g_ascii_strdown (t, -1);
-  gboolean named = strstr (low, "sequence parallel") != NULL
-                   || strstr (low, "sequence-parallel") != NULL;
-  for (const char *p = strstr (low, "sp"); p != NULL && !named; p = strstr (p + 1, "sp"))
-    if ((p == low || !g_ascii_isalnum (p[-1])) && !g_ascii_isalnum (p[2]))
-      named = TRUE;
+  gboolean named = FALSE, off = FALSE;
+  static const char *const names[] = { "sequence parallelism", "sequence parallel",
+                                       "sequence-parallel", "sequence_parallel", "sp" };
+  for (guint i = 0; i < G_N_ELEMENTS (names); i++)
+    {
+      const gsize n = strlen (names[i]);
+      for (const char *p = strstr (low, names[i]); p != NULL; p = strstr (p + n, names[i]))
+        if ((p == low || !g_ascii_isalnum (p[-1])) && !g_ascii_isalnum (p[n]))
+          {
+            named = TRUE;
+            off |= mention_off (low, p, n, NULL) || negated_before (low, p)
+                   || negated_after (p + n);
+          }
+    }
   if (named)
-    return strstr (low, "without") != NULL || strstr (low, "disabled") != NULL
+    return off || strstr (low, "without") != NULL || strstr (low, "disabled") != NULL
              || strstr (low, " off") != NULL || g_str_has_prefix (low, "no ") ? 0 : 1;
   return -1;
+}
+
+/* What the notes say of sequence parallelism, for an empty cell: 1 named and not said off
+ * anywhere, 0 said off (negated_before / negated_after: "we did not use sequence
+ * parallelism", "Sequence parallelism off", "--sequence-parallel not set", which read as
+ * the stack's default, on) and never named as used, -1 neither or both. The names as whole
+ * words ("sequence parallel" is not the start of "sequence parallelism off"). */
+static int
+notes_sp_reading (const char *notes)
+{
+  if (notes == NULL || *notes == '\0')
+    return -1;
+  static const char *const names[] = { "sequence parallelism", "sequence parallel",
+                                       "sequence-parallel", "sequence_parallel" };
+  g_autofree char *low = g_ascii_strdown (notes, -1);
+  gboolean on = FALSE, off = FALSE;
+  for (guint i = 0; i < G_N_ELEMENTS (names); i++)
+    {
+      const gsize n = strlen (names[i]);
+      for (const char *p = strstr (low, names[i]); p != NULL; p = strstr (p + n, names[i]))
+        if ((p == low || !g_ascii_isalnum (p[-1])) && !g_ascii_isalpha (p[n]))
+          {
+            if (negated_before (low, p) || negated_after (p + n))
+              off = TRUE;
+            else
+              on = TRUE;
+          }
+    }
+  return on == off ? -1 : on ? 1 : 0;
 }
 
 /* Whether a framework or notes cell says the run was compiled: "torch.compile" (or
@@ -5092,18 +5136,27 @@ map_plan (ResPublishedCase *c, const ResCsv *csv, guint row, gint64 global_batch
         }
     }
 
-  /* Sequence parallelism: empty -> on with TP (Megatron-LM runs set it since Korthikanti
-   * et al. 2022). */
+  /* Sequence parallelism: empty -> what the notes say (notes_sp_reading), else on with TP
+   * where the stack has it (Megatron-LM runs set it since Korthikanti et al. 2022). A
+   * yes that names DeepSpeed-Ulysses ("yes (Ulysses, not Megatron SP)", read on) is the
+   * Ulysses skip below: Ulysses is not Megatron's SP. */
   const char *sp = get (csv, row, "sequence_parallel");
   g_autofree char *sp_t = g_strstrip (g_strdup (sp));
   if (cell_unstated (sp_t))
     *sp_t = '\0';
   int sp_read = sp_reading (sp_t);
-  if (*sp_t == '\0')
+  int sp_notes = *sp_t == '\0' ? notes_sp_reading (get (csv, row, "notes")) : -1;
+  if (*sp_t == '\0' && sp_notes >= 0)
+    {
+      p->sequence_parallel = sp_notes == 1;
+      c->sp_why = sp_notes == 1 ? "the cell is empty: the notes name it"
+                                : "the cell is empty: the notes say it off";
+    }
+  else if (*sp_t == '\0')
     p->sequence_parallel = tp > 1 && c->stack->default_sequence_parallel;
   else if (sp_read == 0)
     p->sequence_parallel = FALSE;
-  else if (sp_read == 1)
+  else if (sp_read == 1 && !contains_ci (sp_t, "ulysses"))
     p->sequence_parallel = TRUE;
   else if (contains_ci (sp_t, "ulysses"))
     return skip (c, "sequence_parallel '%s': DeepSpeed-Ulysses splits attention heads over "

@@ -145,12 +145,16 @@
  * |                           |   the recipes' DeepSeek-V3 layouts (res_pub_moe_layer_split) |
  * |                           |   ; any other non-dividing count -> skipped                  |
  * | sequence_parallel         | yes/true/1/on/y/enabled/SP -> on; no/false/0/off/n/disabled/ |
- * |                           |   none/not used -> off; after a label its value ("SP off",   |
- * |                           |   "sp=false"                                                 |
+ * |                           |   none/not used/not enabled -> off; after a label its value  |
+ * |                           |   ("SP off", "sp=false", "sequence parallelism was not used" |
  * |                           |   -> off); SP named in text -> on unless negated ("no SP",   |
- * |                           |   "without SP"); "Ulysses" -> skipped (DeepSpeed-Ulysses is  |
- * |                           |   context parallelism); other text skipped; empty, a dash,   |
- * |                           |   "N.A." -> on when                                          |
+ * |                           |   "without SP", "w/o SP"); "Ulysses", also beside a yes      |
+ * |                           |   ("yes (Ulysses, not Megatron SP)") -> skipped              |
+ * |                           |   (DeepSpeed-Ulysses is context parallelism); other text     |
+ * |                           |   skipped; empty, a dash, "N.A." -> what the notes say of it,|
+ * |                           |   said off ("we did not                                      |
+ * |                           |   use sequence parallelism", "--sequence-parallel not set")  |
+ * |                           |   or named, else on when                                     |
  * |                           |   tp > 1 and the stack's default has it (megatron-core,      |
  * |                           |   nemo; off in megatron-lm-2021, where --sequence-parallel   |
  * |                           |   is opt-in and only from Korthikanti et al. 2022, and in    |
@@ -527,6 +531,9 @@ typedef struct {
   const char   *stack_why;          /* static: why the stack is not the one the framework
                                        cell names ("not recognised: the default", ...);
                                        NULL when it is */
+  const char   *sp_why;             /* static: where sequence parallelism an empty cell
+                                       leaves came from (the notes); NULL: the cell's, or
+                                       the stack's default */
   const char   *sharding_why;       /* static: how the sharding was read where the cell
                                        alone does not give it (FSDP said off: the stack's
                                        default; a ZeRO-1 group not modelled); NULL: as the

@@ -1711,6 +1711,37 @@ test_precision_from_notes (void)
     }
 }
 
+/* An empty sequence_parallel cell reads the notes: said off there, off (each read as the
+ * megatron-core stack's default, on with tp 2), named, on, and the explain line says the
+ * notes gave it; notes that say nothing of it leave the stack's default. 16 H100s, tp 2. */
+static void
+test_sp_from_notes (void)
+{
+  static const struct { const char *notes; gboolean want; const char *line; } rows[] = {
+    { "we did not use sequence parallelism", FALSE,
+      "-> off (the cell is empty: the notes say it off)\n" },
+    { "Sequence parallelism off", FALSE, "-> off (the cell is empty: the notes say it off)\n" },
+    { "--sequence-parallel not set", FALSE,
+      "-> off (the cell is empty: the notes say it off)\n" },
+    { "ran with --sequence-parallel", TRUE, "-> on (the cell is empty: the notes name it)\n" },
+    { "no recompute", TRUE,
+      "sequence_parallel    (empty)                                      -> on\n" },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (rows); i++)
+    {
+      g_autofree char *text = g_strdup_printf (
+        "row_id,model,gpu_type,n_gpus,n_layers,hidden,n_heads,vocab,seq_len,tp,pp,"
+        "sequence_parallel,notes,global_batch,step_time_s\n"
+        "1,GPT,H100-SXM-80GB,16,16,1024,16,16384,1024,2,1,,\"%s\",64,1.0\n", rows[i].notes);
+      g_autoptr (ResPublishedCase) c = case_of (text);
+      g_assert_true (c->ready);
+      if (c->plan.sequence_parallel != rows[i].want)
+        g_error ("notes '%s': sequence parallel %d", rows[i].notes, c->plan.sequence_parallel);
+      g_autofree char *e = explain_one (text);
+      assert_explains (e, rows[i].line);
+    }
+}
+
 /* --explain of a row whose plan did not resolve prints the derived counts only where
  * they exist: a global batch that does not divide into micro-batch x dp, or one past the
  * cap of micro-batches, printed "191 (0 micro-batches per step)" beside a skip line that
@@ -3039,6 +3070,9 @@ test_numbers_as_written (void)
     { "not used", FALSE }, { "unused", FALSE },
     /* unstated: the stack's default (on with tp 2 on megatron-core) */
     { "\xe2\x80\x94", TRUE }, { "N.A.", TRUE },
+    /* "w/o SP" (read on); "not enabled", a label said off (skipped, not recognised) */
+    { "w/o SP", FALSE }, { "not enabled", FALSE },
+    { "sequence parallelism was not used", FALSE },
   };
   for (guint i = 0; i < G_N_ELEMENTS (sps); i++)
     {
@@ -3078,6 +3112,10 @@ test_numbers_as_written (void)
   g_autoptr (ResPublishedCase) uly = num_row ("1024", "64", "Ulysses");
   g_assert_false (uly->ready);
   g_assert_nonnull (strstr (uly->skip_reason, "DeepSpeed-Ulysses"));
+  /* ... also beside a yes (read on): Ulysses is not Megatron's SP */
+  g_autoptr (ResPublishedCase) uly_yes = num_row ("1024", "64", "yes (Ulysses, not Megatron SP)");
+  g_assert_false (uly_yes->ready);
+  g_assert_nonnull (strstr (uly_yes->skip_reason, "DeepSpeed-Ulysses"));
   g_autoptr (ResPublishedCase) x = num_row ("1024", "64", "x");
   g_assert_false (x->ready);
   g_assert_cmpstr (x->skip_reason, ==, "sequence_parallel 'x' not recognised (hint: yes or no)");
@@ -4066,6 +4104,7 @@ main (int argc, char **argv)
   g_test_add_func ("/results/mapping/interleaved-unstated", test_interleaved_unstated);
   g_test_add_func ("/results/mapping/precision", test_precision);
   g_test_add_func ("/results/mapping/precision-from-notes", test_precision_from_notes);
+  g_test_add_func ("/results/mapping/sp-from-notes", test_sp_from_notes);
   g_test_add_func ("/results/mapping/megatron-lm-2021", test_megatron_lm_2021);
   g_test_add_func ("/results/mapping/megatron-lm-device", test_megatron_lm_device);
   g_test_add_func ("/results/mapping/megatron-lm-distopt", test_megatron_lm_distopt);
