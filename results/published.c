@@ -3639,8 +3639,8 @@ recompute_label (const char *t)
 
 /* Recompute said to be off: a whole cell "off" / "false" / "disabled" / "disable" / "0" /
  * "n" / a cross, or "off"
- * as the last word ("AC off", "recompute off"), or "without" / "disabled" anywhere
- * ("without recompute", "activation checkpointing disabled") */
+ * as the last word ("AC off", "recompute off"), or "without" / "w/o" / "disabled" anywhere
+ * ("without recompute", "activation checkpointing disabled", "w/o AC": not recognised) */
 static gboolean
 recompute_off (const char *t)
 {
@@ -3652,7 +3652,7 @@ recompute_off (const char *t)
   gsize n = strlen (t);
   if (n > 4 && g_ascii_strcasecmp (t + n - 4, " off") == 0)
     return TRUE;
-  return contains_ci (t, "without") || contains_ci (t, "disabled");
+  return contains_ci (t, "without") || contains_ci (t, "w/o") || contains_ci (t, "disabled");
 }
 
 /* Recompute said to be on without a kind: "yes", "true", "on", "enabled", "1", or
@@ -4273,6 +4273,60 @@ notes_affirm (const char *notes, const char *phrase)
   return FALSE;
 }
 
+/* The kind of recompute a cell leaves where it says a kind off: "no full recompute
+ * (selective only)" -> selective (read as none by its "no"), "no selective, full" ->
+ * full, a cell that starts with a kind and says it off ("full recompute disabled", read as
+ * full by its first word) -> none; -1 where no kind is said off, or the cell says one
+ * kind both on and off (the other rules read it). A kind and the words after it that name
+ * recompute ("full activation recompute") are one mention, said off by mention_off,
+ * negated_before or negated_after. */
+static int
+recompute_kind_beside_off (const char *t)
+{
+  static const char *const kinds[] = { "full", "selective" };
+  static const PlanRecompute as[] = { PLAN_RECOMPUTE_FULL, PLAN_RECOMPUTE_SELECTIVE };
+  static const char *const tail[] = { "activation", "activations", "recompute",
+                                      "recomputation", "checkpointing", "ac", "remat" };
+  g_autofree char *low = g_ascii_strdown (t, -1);
+  gboolean on[2] = { FALSE, FALSE }, off[2] = { FALSE, FALSE };
+  for (guint k = 0; k < G_N_ELEMENTS (kinds); k++)
+    {
+      const gsize n = strlen (kinds[k]);
+      for (const char *p = strstr (low, kinds[k]); p != NULL; p = strstr (p + n, kinds[k]))
+        {
+          if ((p > low && g_ascii_isalnum (p[-1])) || g_ascii_isalnum (p[n]))
+            continue;
+          const char *e = p + n;
+          for (gboolean more = TRUE; more;)
+            {
+              more = FALSE;
+              const char *w = e + strspn (e, " ");
+              for (guint i = 0; i < G_N_ELEMENTS (tail) && !more; i++)
+                {
+                  const gsize m = strlen (tail[i]);
+                  if (strncmp (w, tail[i], m) == 0 && !g_ascii_isalnum (w[m]))
+                    {
+                      e = w + m;
+                      more = TRUE;
+                    }
+                }
+            }
+          if (mention_off (low, p, (gsize) (e - p), NULL) || negated_before (low, p)
+              || negated_after (e))
+            off[k] = TRUE;
+          else
+            on[k] = TRUE;
+        }
+    }
+  for (guint k = 0; k < 2; k++)
+    if (on[k] && !off[k] && !on[1 - k] && off[1 - k])
+      return (int) as[k];
+  if (!on[0] && !on[1] && (off[0] || off[1])
+      && (g_str_has_prefix (low, "full") || g_str_has_prefix (low, "selective")))
+    return (int) PLAN_RECOMPUTE_NONE;
+  return -1;
+}
+
 static gboolean
 map_recompute_as (ResPublishedCase *c, const char *text, const char *whole, const char *notes,
                   const char *convention, gboolean said_yes, PlanRecompute *out)
@@ -4331,7 +4385,12 @@ map_recompute_as (ResPublishedCase *c, const char *text, const char *whole, cons
   else if (recompute_label (t) != NULL)
     /* "AC: full", "recompute = selective": the value after the label, by these rules */
     return map_recompute_as (c, recompute_label (t), whole, notes, convention, said_yes, out);
-  else if (starts_with_ci (t, "full"))
+  else if (recompute_kind_beside_off (t) >= 0)
+    *out = (PlanRecompute) recompute_kind_beside_off (t);
+  /* "full" beside activation offloading with no layer count is the offload rule's, below
+   * ("full AC + CPU offload" was read as full) */
+  else if (starts_with_ci (t, "full")
+           && !(contains_ci (t, "offload") && !offload_negated (t) && offload_layer_count (t) <= 0))
     *out = PLAN_RECOMPUTE_FULL;
   else if (recompute_yes (t))
     /* a yes/no column answered yes, or checkpointing named without a kind: the whole

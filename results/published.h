@@ -279,7 +279,10 @@
  * |                           |   "AC", a check mark, "activation checkpointing", "every     |
  * |                           |   layer" (no kind, not said off) -> full; "off" / "AC off" / |
  * |                           |   "activation checkpointing off" / "disable" / "n" / a cross |
- * |                           |   / "without recompute" -> none; "core_attn" anywhere ->     |
+ * |                           |   / "without recompute" / "w/o AC" -> none; a kind said off  |
+ * |                           |   beside the other ("no full recompute (selective only)") -> |
+ * |                           |   the other, a cell that starts with a kind said off ("full  |
+ * |                           |   recompute disabled") -> none; "core_attn" anywhere ->      |
  * |                           |   selective; "SAC" ->                                        |
  * |                           |   selective (op-level if said); "--recompute-granularity X"  |
  * |                           |   -> X; "uniform" (anywhere) -> full; "block" with a layer   |
@@ -305,7 +308,8 @@
  * |                           |   "offload" with a layer count ("activations of 20 layers    |
  * |                           |   offloaded", "cpu_offloading_num_layers=20") -> none and   |
  * |                           |   that many layers offloaded; "partial", "offload" without a |
- * |                           |   count -> skipped with a hint; empty -> none unless         |
+ * |                           |   count, also after full ("full AC + CPU offload") -> skipped|
+ * |                           |   with a hint; empty -> none unless                          |
  * |                           |   notes say "full recompute", "full activation recompute" or |
  * |                           |   "activation checkpointing" (full) or "selective recompute" |
  * | precision                 | fp8 for fp8 / FP8-hybrid / float8 / e4m3 / MXFP8 / "8-bit    |

@@ -2180,6 +2180,14 @@ test_recompute (void)
     { "yes (not full but selective)", PLAN_RECOMPUTE_SELECTIVE },
     { "yes (not full, attention only)", PLAN_RECOMPUTE_SELECTIVE },
     { "yes (not selective, full)", PLAN_RECOMPUTE_FULL },
+    /* a kind said off: the other kind where the cell names it, else none ("full recompute
+     * disabled" read full by its first word, "no full recompute (selective only)" none by
+     * its "no"); "w/o" says off (not recognised) */
+    { "full recompute disabled", PLAN_RECOMPUTE_NONE },
+    { "no full recompute (selective only)", PLAN_RECOMPUTE_SELECTIVE },
+    { "w/o AC", PLAN_RECOMPUTE_NONE },
+    /* offloading said off leaves the kind */
+    { "full (no CPU offload)", PLAN_RECOMPUTE_FULL },
   };
   for (guint i = 0; i < G_N_ELEMENTS (rows); i++)
     {
@@ -2312,6 +2320,11 @@ test_recompute (void)
   g_assert_nonnull (strstr (offload->skip_reason, "activation offloading without a layer "
                                                   "count"));
   g_assert_nonnull (strstr (offload->skip_reason, "hint:"));
+  /* ... also beside full (it was read as full): the offload rule is the cell's */
+  g_autoptr (ResPublishedCase) full_off = rc_row ("full AC + CPU offload", "");
+  g_assert_false (full_off->ready);
+  g_assert_nonnull (strstr (full_off->skip_reason, "activation offloading without a layer "
+                                                   "count"));
   /* Megatron-Core's CPU offloading with its layer count: no recompute, N layers' activations
    * in host memory (the 16-layer model of rc_row: 0 < N < 16) */
   static const struct { const char *text; int layers; } off[] = {
