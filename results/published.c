@@ -2573,6 +2573,24 @@ notes_flag_on (const char *notes, const char *flag)
   return FALSE;
 }
 
+/* The stage a "stage N" in t gives, with a space, '-' or '_' or nothing between ("stage
+ * 3", "stage-3", "stage_3", "stage3"; "stage-3" was not recognised): N, 0-3 not followed
+ * by another digit; -1 when none. */
+static int
+stage_n_in (const char *t)
+{
+  g_autofree char *low = g_ascii_strdown (t, -1);
+  for (const char *p = strstr (low, "stage"); p != NULL; p = strstr (p + 5, "stage"))
+    {
+      const char *q = p + 5;
+      if (*q == ' ' || *q == '-' || *q == '_')
+        q++;
+      if (*q >= '0' && *q <= '3' && !g_ascii_isdigit (q[1]))
+        return *q - '0';
+    }
+  return -1;
+}
+
 /* FSDP (or ZeRO) named only to say it was off: "FSDP off", "no FSDP", "FSDP: disabled",
  * "without ZeRO", "NO_SHARD". */
 static gboolean
@@ -2586,6 +2604,13 @@ sharding_negated (const char *t)
   for (guint i = 0; i < G_N_ELEMENTS (neg); i++)
     if (contains_ci (t, neg[i]))
       return TRUE;
+  /* "stage-0", "stage_0" as "stage 0"; a cell that opens with a sharding label said off
+   * ("sharding: none", "Sharding off": not recognised) */
+  if (stage_n_in (t) == 0)
+    return TRUE;
+  g_autofree char *low = g_ascii_strdown (t, -1);
+  if (g_str_has_prefix (low, "sharding") && mention_off (low, low, strlen ("sharding"), NULL))
+    return TRUE;
   /* the distributed optimizer (ZeRO-1 in Megatron-Core / NeMo) named only to say it was
    * off: "no distributed optimizer", "distributed optimizer: off",
    * "use_distributed_optimizer=False", "--use-distributed-optimizer false", "DistOpt: no"
@@ -2831,7 +2856,11 @@ shard_gpus_in (const char *t)
 
 /* Rules, first that applies (every one has its examples in tests/results/test-mapping.c):
  *  empty, or a cell that says it is not stated ("not stated", "unknown", "n/a", "N.A.",
- *  "-", a dash)    -> NeMo / Megatron-Core / "--overlap-param-gather" in notes: zero1 (the
+ *  "-", a dash)    -> the ZeRO stage or FSDP the framework cell names, not said off ("HF
+ *                     Accelerate + DeepSpeed ZeRO-3" zero3, where DeepSpeed's default zero1
+ *                     was read; "PyTorch FSDP" by the FSDP semantics below), the explain
+ *                     line saying so (sharding_from_framework); else NeMo /
+ *                     Megatron-Core / "--overlap-param-gather" in notes: zero1 (the
  *                     distributed optimizer); else the stack's default (frameworks/presets:
  *                     megatron-lm-2021, Megatron-LM of 2019-2022 before the distributed
  *                     optimizer, none; megatron-core zero1, also for a framework cell that
@@ -2915,7 +2944,9 @@ shard_gpus_in (const char *t)
  *  the distributed optimizer said off ("no distributed optimizer", "distributed
  *                     optimizer: off", "use_distributed_optimizer=False") -> none;
  *  "none", "DDP", plain DP ("DistributedDataParallel", "data parallel", "DP", "DP only",
- *  "pure DP", "replicated") -> none; "ZeRO" without a stage -> skipped asking for it;
+ *  "pure DP", "replicated", "unsharded", "no sharding"), a "sharding" label said off
+ *  ("sharding: none"; these two were not recognised) -> none; "stage 3" also written
+ *  "stage-3" / "stage_3" / "stage3" (stage_n_in); "ZeRO" without a stage -> skipped asking for it;
  *  anything else is skipped. */
 /* "ZeRO" as a word of its own (not inside "zeropp" or a number "zero") */
 static gboolean
@@ -3044,14 +3075,16 @@ zero_config_stage (const char *text)
 }
 
 /* The whole cell names plain data parallelism, no sharding: "DP", "pure DP", "DP only",
- * "plain DP", "data parallel", "DistributedDataParallel", "replicated" */
+ * "plain DP", "data parallel", "DistributedDataParallel", "replicated", "unsharded" */
 static gboolean
 plain_data_parallel (const char *t)
 {
   static const char *const whole[] = { "dp", "pure dp", "plain dp", "dp only", "vanilla dp",
                                        "data parallel", "data-parallel", "data parallelism",
                                        "pure data parallel", "plain data parallel",
-                                       "data parallel only", "replicated", NULL };
+                                       "data parallel only", "replicated",
+                                       /* (not recognised before) */
+                                       "unsharded", "not sharded", "no sharding", NULL };
   for (guint i = 0; whole[i] != NULL; i++)
     if (g_ascii_strcasecmp (t, whole[i]) == 0)
       return TRUE;
@@ -3110,9 +3143,10 @@ reshard_after_forward_in (const char *text)
 static gboolean
 params_sharded_named (const char *t)
 {
-  static const char *const keys[] = { "zero-3", "zero3", "stage 3", "fsdp", "full shard",
+  static const char *const keys[] = { "zero-3", "zero3", "fsdp", "full shard",
                                       "full_shard", "fully shard", "fully_shard", NULL };
-  return contains_any_ci (t, keys) || zero_stage_in (t) == 3 || zero_config_stage (t) == 3;
+  return contains_any_ci (t, keys) || zero_stage_in (t) == 3 || zero_config_stage (t) == 3
+         || stage_n_in (t) == 3;
 }
 
 /* torch.distributed.optim.ZeroRedundancyOptimizer (the class name, one word): optimizer
@@ -3243,6 +3277,39 @@ unstated_sharding (const ResPublishedCase *c, const char *framework, const char 
   return (PlanSharding) c->stack->default_sharding;
 }
 
+/* An empty sharding cell beside a framework cell that names a ZeRO stage or FSDP, not
+ * said off ("HF Accelerate + DeepSpeed ZeRO-3", "PyTorch FSDP"): that scheme, read as the
+ * cell's (ZeRO-3 and FSDP by fsdp_semantics), and the explain line says where it came
+ * from; FALSE where the framework names neither, names ZeRO without a stage, or names
+ * hybrid sharding or offloading (the unstated rule then applies: "DeepSpeed ZeRO-3" read
+ * as DeepSpeed's default, zero1). */
+static gboolean
+sharding_from_framework (ResPublishedCase *c, const char *framework, int pp, PlanSharding *out)
+{
+  gboolean off = FALSE;
+  g_autofree char *no_fsdp = blank_negated (framework, fsdp_keys, &off);
+  g_autofree char *fw = blank_negated (no_fsdp, other_sharding_keys, &off);
+  if (contains_ci (fw, "hsdp") || contains_ci (fw, "hybrid") || contains_ci (fw, "mics")
+      || (contains_ci (fw, "offload") && !offload_negated (fw)) || contains_ci (fw, "infinity"))
+    return FALSE;
+  const int stage = zero_stage_in (fw);
+  if (stage == 1 || stage == 2)
+    {
+      *out = stage == 1 ? PLAN_SHARD_ZERO1 : PLAN_SHARD_ZERO2;
+      c->sharding_why = "the cell is empty: the framework cell names the ZeRO stage";
+      return TRUE;
+    }
+  if (stage == 3 || contains_ci (fw, "fsdp") || contains_ci (fw, "fully sharded")
+      || contains_ci (fw, "fully_shard"))
+    {
+      *out = fsdp_semantics (c, fw, pp);
+      c->sharding_why = stage == 3 ? "the cell is empty: the framework cell names the ZeRO stage"
+                                   : "the cell is empty: the framework cell names FSDP";
+      return TRUE;
+    }
+  return FALSE;
+}
+
 static gboolean
 map_sharding (ResPublishedCase *c, const char *text, const char *framework, const char *notes,
               const char *source, int pp, PlanSharding *out, int *hsdp_shard, int *group_gpus)
@@ -3263,7 +3330,10 @@ map_sharding (ResPublishedCase *c, const char *text, const char *framework, cons
   int titan_shard = titan_degree (low, "data_parallel_shard_degree", "dp_shard");
   int titan_replicate = titan_degree (low, "data_parallel_replicate_degree", "dp_replicate");
   if (*t == '\0')
-    *out = unstated_sharding (c, framework, notes);
+    {
+      if (!sharding_from_framework (c, framework, pp, out))
+        *out = unstated_sharding (c, framework, notes);
+    }
   else if (sharding_negated (t))
     *out = PLAN_SHARD_NONE;
   else if (g_str_equal (t, "1") || g_str_equal (t, "2") || g_str_equal (t, "3"))
@@ -3356,7 +3426,7 @@ map_sharding (ResPublishedCase *c, const char *text, const char *framework, cons
       else
         *out = PLAN_SHARD_ZERO3;
     }
-  else if (contains_ci (t, "ZeRO-1") || contains_ci (t, "ZeRO1") || contains_ci (t, "stage 1")
+  else if (contains_ci (t, "ZeRO-1") || contains_ci (t, "ZeRO1") || stage_n_in (t) == 1
            || zero_stage_in (t) == 1 || contains_ci (t, "distributed optimizer")
            || contains_ci (t, "distributed-optimizer") || contains_ci (t, "distributed_optimizer")
            || contains_ci (t, "sharded optimizer") || contains_ci (t, "optimizer sharding")
@@ -3381,11 +3451,11 @@ map_sharding (ResPublishedCase *c, const char *text, const char *framework, cons
                         "broadcasts read as the distributed optimizer's reduce-scatter and "
                         "all-gather";
     }
-  else if (contains_ci (t, "ZeRO-2") || contains_ci (t, "ZeRO2") || contains_ci (t, "stage 2")
+  else if (contains_ci (t, "ZeRO-2") || contains_ci (t, "ZeRO2") || stage_n_in (t) == 2
            || zero_stage_in (t) == 2
            || contains_ci (t, "shards optimizer+grads") || contains_ci (t, "SHARD_GRAD_OP"))
     *out = PLAN_SHARD_ZERO2;
-  else if (contains_ci (t, "ZeRO-3") || contains_ci (t, "ZeRO3") || contains_ci (t, "stage 3")
+  else if (contains_ci (t, "ZeRO-3") || contains_ci (t, "ZeRO3") || stage_n_in (t) == 3
            || zero_stage_in (t) == 3
            || contains_ci (t, "FSDP") || contains_ci (t, "full shard")
            || contains_ci (t, "full_shard") || contains_ci (t, "fully shard")

@@ -212,13 +212,19 @@
  * |                           |   under PP (torchtitan, also with the mode named);           |
  * |                           |   "reshard_after_forward" True / False in any                |
  * |                           |   spelling -> zero3 / zero2 (alone it names FSDP2); "none" / |
- * |                           |   "DDP" / plain DP ("data parallel",                         |
- * |                           |   "DP only", "DistributedDataParallel", "replicated") ->     |
- * |                           |   none; a bare "ZeRO" -> skipped asking for the stage; else  |
- * |                           |   skipped. Empty (a dash, "N.A.") -> zero1 for NeMo /        |
- * |                           |   Megatron-Core / --overlap-param-gather; else the stack's   |
- * |                           |   default (none for older Megatron-LM, megatron-lm-2021;     |
- * |                           |   zero1 on megatron-core, the default stack)                 |
+ * |                           |   "DDP" / plain DP ("data parallel", "DP only",              |
+ * |                           |   "DistributedDataParallel", "replicated", "unsharded", "no  |
+ * |                           |   sharding"), a "sharding" label said off ("sharding: none") ->|
+ * |                           |   none (every stack offers none); "stage-3", "stage_3" as    |
+ * |                           |   "stage 3"; a bare "ZeRO" -> skipped asking for the stage;  |
+ * |                           |   else skipped. Empty (a dash, "N.A.") -> the ZeRO stage or  |
+ * |                           |   FSDP the framework cell names, not said off ("HF Accelerate|
+ * |                           |   + DeepSpeed ZeRO-3" zero3, "PyTorch FSDP" as FSDP above; the|
+ * |                           |   explain line says so; not with hybrid sharding or          |
+ * |                           |   offloading), else zero1 for NeMo / Megatron-Core /         |
+ * |                           |   --overlap-param-gather; else the stack's default (none for |
+ * |                           |   older Megatron-LM, megatron-lm-2021; zero1 on megatron-core,|
+ * |                           |   the default stack)                                         |
  * | micro_batch               | a number, or the one after a label ("MBS 2", "mbs=2, gas=8", |
  * |                           |   "micro batch size: 2", "per-device batch 2", "batch/GPU    |
  * |                           |   4", MaxText's "per_device_batch_size=8" / "pdbs=8"); a     |

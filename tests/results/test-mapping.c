@@ -501,6 +501,17 @@ test_sharding (void)
     { "dp_shard=16", "torchtitan", 1, PLAN_SHARD_ZERO3 },
     { "data_parallel_shard_degree=-1", "torchtitan", 1, PLAN_SHARD_ZERO3 },
     { "dp_shard=1, dp_replicate=16", "torchtitan", 1, PLAN_SHARD_NONE },
+    /* no sharding in words, or a label said off (not recognised; "no sharding" was
+     * none already), on a stack whose default shards; "stage-3" as "stage 3" (not
+     * recognised) */
+    { "sharding: none", "Megatron-Core r0.8.0", 1, PLAN_SHARD_NONE },
+    { "unsharded", "Megatron-Core r0.8.0", 1, PLAN_SHARD_NONE },
+    { "no sharding", "Megatron-Core r0.8.0", 1, PLAN_SHARD_NONE },
+    { "stage-3", "DeepSpeed", 1, PLAN_SHARD_ZERO3 },
+    /* empty beside a framework cell that names the ZeRO stage or FSDP: that (DeepSpeed's
+     * default zero1 before) */
+    { "", "HF Accelerate + DeepSpeed ZeRO-3", 1, PLAN_SHARD_ZERO3 },
+    { "", "PyTorch FSDP", 1, PLAN_SHARD_ZERO3 },
   };
   for (guint i = 0; i < G_N_ELEMENTS (rows); i++)
     {
@@ -1631,6 +1642,29 @@ assert_explains (const char *explain, const char *want)
 {
   if (strstr (explain, want) == NULL)
     g_error ("explain lacks '%s':\n%s", want, explain);
+}
+
+/* An empty sharding cell read from the framework cell says so on its explain line; one
+ * read as the stack's default says nothing more. 16 H100s, tp 1 pp 1. */
+static void
+test_sharding_from_framework (void)
+{
+  static const struct { const char *framework, *line; } rows[] = {
+    { "HF Accelerate + DeepSpeed ZeRO-3",
+      "-> zero3 (the cell is empty: the framework cell names the ZeRO stage)\n" },
+    { "PyTorch FSDP", "-> zero3 (the cell is empty: the framework cell names FSDP)\n" },
+    { "DeepSpeed", "-> zero1\n" },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (rows); i++)
+    {
+      g_autofree char *text = g_strdup_printf (
+        "row_id,model,gpu_type,n_gpus,n_layers,hidden,n_heads,vocab,seq_len,tp,pp,"
+        "zero_stage_or_fsdp,framework,global_batch,step_time_s\n"
+        "1,GPT,H100-SXM-80GB,16,16,1024,16,16384,1024,1,1,,\"%s\",64,1.0\n",
+        rows[i].framework);
+      g_autofree char *e = explain_one (text);
+      assert_explains (e, rows[i].line);
+    }
 }
 
 /* A long sharding cell (about 440 KB) maps as its short form does: the clause negations
@@ -4110,6 +4144,7 @@ main (int argc, char **argv)
   g_test_add_func ("/results/mapping/sharding", test_sharding);
   g_test_add_func ("/results/mapping/sharding-explain", test_sharding_explain);
   g_test_add_func ("/results/mapping/sharding-long-cell", test_sharding_long_cell);
+  g_test_add_func ("/results/mapping/sharding-from-framework", test_sharding_from_framework);
   g_test_add_func ("/results/mapping/recompute", test_recompute);
   g_test_add_func ("/results/mapping/pytorch-fsdp-compile", test_pytorch_fsdp_compile);
   g_test_add_func ("/results/mapping/unstated-degrees", test_unstated_degrees);
