@@ -1213,6 +1213,7 @@ hints_as_cells (const char *message)
  * each was read as the variant it named.
  * A run larger than its preset grows the preset's outermost level (topo_cluster_scale_out). */
 static char *blank_negated (const char *text, const char *const *keys, gboolean *any);
+static const char *framework_cell (ResPublishedCase *c, const ResCsv *csv, guint row);
 
 /* The gpu_type cell as the rules below read it (lower case; g_free the result): the parts
  * and variants it says it is not blanked (blank_negated: "not PCIe", "non-PCIe", "not H100
@@ -1888,7 +1889,7 @@ map_model (ResPublishedCase *c, const ResCsv *csv, guint row, guint64 *seq_out)
   for (guint i = 0; i < G_N_ELEMENTS (required); i++)
     if (!(i == 4 ? cell_seq_len (seq_cell (csv, row), &v[i])
                  : cell_count (get (csv, row, required[i]), &v[i]))
-        && !(i == 3 && (v[i] = default_vocab (c, get (csv, row, "framework"))) > 0))
+        && !(i == 3 && (v[i] = default_vocab (c, framework_cell (c, csv, row))) > 0))
       g_string_append_printf (missing, "%s%s", missing->len ? ", " : "", required[i]);
   /* every missing cell at once, with the batch (which the prediction needs as well) */
   gint64 gb;
@@ -2182,7 +2183,7 @@ map_measured_cells (ResPublishedCase *c, const ResCsv *csv, guint row, double to
       && !other_count
       && (*conv_cell == '\0' || cell_unstated (conv_cell) || contains_ci (conv_cell, "not printed")
           || contains_ci (conv_cell, "not published"))
-      && fw_stack_preset_for_text (get (csv, row, "framework")) != NULL
+      && fw_stack_preset_for_text (framework_cell (c, csv, row)) != NULL
       && model_flop_convention_parse (c->stack->tflops_convention, &c->convention))
     c->has_convention = from_stack = TRUE;
   if (cell_seconds (get (csv, row, "step_time_s"), &v) && v > 0)
@@ -4397,6 +4398,43 @@ recompute_kind_beside_off (const char *t)
   return -1;
 }
 
+/* The frameworks' names as the stack table (frameworks/stack.c
+ * fw_stack_preset_for_text) and the rules below read them, lower case, the longer first
+ * ("megatron-core" blanked whole, not "megatron" and a "core" left to date Megatron-LM) */
+static const char *const framework_names[] = {
+  "megatron-core", "megatron core", "megatron-lm", "megatron lm", "megatronlm", "megatron_lm",
+  "megatron-deepspeed", "megatron-bridge", "megatron bridge", "megatron", "mcore", "m-core",
+  "nemo automodel", "automodel", "nemo", "deepspeed", "gpt-neox", "hai-llm", "torchtitan",
+  "torchtune", "fsdp", "fairscale", "metaseq", "ncclx", "llm-foundry", "llm foundry",
+  "llmfoundry", "composer", "maxtext", "jax", "pax", "levanter", "t5x", "easylm", "axlearn",
+  "olmo", "litgpt", "lit-gpt", "lightning", "nanotron", "picotron", "hugging face",
+  "huggingface", "hf transformers", "hf trainer", "accelerate", "pytorch", NULL };
+
+/* The framework cell as every rule reads it (computed once into c->framework_read): the
+ * frameworks it names only to say the run did not use them blanked, by mention_off
+ * (blank_negated: "PyTorch (custom, no Megatron)", "in-house (not NeMo)") or by a
+ * negation before them (negated_before: "PyTorch FSDP (we did not use Megatron)"). Those
+ * selected the stack they named (megatron-core, nemo). Skip reasons and the explain lines
+ * quote the cell as written. */
+static const char *
+framework_cell (ResPublishedCase *c, const ResCsv *csv, guint row)
+{
+  if (c->framework_read != NULL)
+    return c->framework_read;
+  char *out = blank_negated (get (csv, row, "framework"), framework_names, NULL);
+  g_autofree char *low = g_ascii_strdown (out, -1);
+  for (guint i = 0; framework_names[i] != NULL; i++)
+    {
+      const gsize n = strlen (framework_names[i]);
+      for (const char *p = strstr (low, framework_names[i]); p != NULL;
+           p = strstr (p + n, framework_names[i]))
+        if ((p == low || !g_ascii_isalnum (p[-1])) && negated_before (low, p))
+          memset (out + (p - low), '#', n);
+    }
+  c->framework_read = out;
+  return out;
+}
+
 static gboolean
 map_recompute_as (ResPublishedCase *c, const char *text, const char *whole, const char *notes,
                   const char *convention, gboolean said_yes, PlanRecompute *out)
@@ -5109,7 +5147,7 @@ map_plan (ResPublishedCase *c, const ResCsv *csv, guint row, gint64 global_batch
    * (GPT-3 175B "TP/PP not stated" on 96 GPUs fits no plan at 1) */
   /* ... unless the framework or notes cell names the model parallelism it left out
    * ("torchtitan (FSDP2+TP+PP ...)", "3D parallelism"): then the degrees are unknown */
-  const char *fw_cell = get (csv, row, "framework"), *notes_cell = get (csv, row, "notes");
+  const char *fw_cell = framework_cell (c, csv, row), *notes_cell = get (csv, row, "notes");
   gboolean names_mp = FALSE;
   static const char *const mp_words[] = { "+tp", "tp+", "+pp", "pp+", "tensor parallel",
                                           "tensor-parallel", "pipeline parallel",
@@ -5198,7 +5236,7 @@ map_plan (ResPublishedCase *c, const ResCsv *csv, guint row, gint64 global_batch
   else if ((v = vp_labelled (vp_num)) > 0)
     vpp = v;   /* "VP=5", "vpp 5", "interleaved (V=4)" */
   else if (pp > 1 && interleaved_v_unstated (get (csv, row, "virtual_pipeline"),
-                                               get (csv, row, "framework"),
+                                               framework_cell (c, csv, row),
                                                get (csv, row, "notes")))
     {
       /* "interleaved (V not stated)": the stack's own chunking where it documents one
@@ -5306,7 +5344,7 @@ map_plan (ResPublishedCase *c, const ResCsv *csv, guint row, gint64 global_batch
    * 2023; and no distributed optimizer named, res_published_case_new). */
 
   int hsdp_shard = 0, group_gpus = 0;
-  if (!map_sharding (c, get (csv, row, "zero_stage_or_fsdp"), get (csv, row, "framework"),
+  if (!map_sharding (c, get (csv, row, "zero_stage_or_fsdp"), framework_cell (c, csv, row),
                      get (csv, row, "notes"), get (csv, row, "source"), (int) pp,
                      &p->sharding, &hsdp_shard, &group_gpus))
     return FALSE;
@@ -5401,7 +5439,8 @@ map_plan (ResPublishedCase *c, const ResCsv *csv, guint row, gint64 global_batch
   /* CPU offloading of N layers' activations (map_recompute read it as no recompute) */
   if (p->recompute == PLAN_RECOMPUTE_NONE && contains_ci (rc_cell, "offload"))
     p->cpu_offload_layers = MAX (offload_layer_count (rc_cell), 0);
-  if (p->recompute == PLAN_RECOMPUTE_SELECTIVE && contains_ci (get (csv, row, "framework"), "torchtitan")
+  if (p->recompute == PLAN_RECOMPUTE_SELECTIVE
+      && contains_ci (framework_cell (c, csv, row), "torchtitan")
       && (g_ascii_strcasecmp (rc_cell, "selective") == 0 || g_ascii_strcasecmp (rc_cell, "SAC") == 0))
     p->recompute = PLAN_RECOMPUTE_SELECTIVE_OP;
   /* op-level AC is modelled for dense layers with separate q, k, v (plan.h) */
@@ -5574,7 +5613,7 @@ map_plan (ResPublishedCase *c, const ResCsv *csv, guint row, gint64 global_batch
     }
   else if (c->stack->default_pp_dualpipe && vpp == 1 && vp_sched < 0
       && !contains_ci (get (csv, row, "notes"), "1F1B")
-      && !contains_ci (get (csv, row, "framework"), "1F1B")
+      && !contains_ci (framework_cell (c, csv, row), "1F1B")
       && global_batch % ((gint64) dp * p->micro_batch) == 0
       && plan_dualpipe_counts_ok ((int) pp, (int) (global_batch / ((gint64) dp * p->micro_batch))))
     p->schedule = PLAN_SCHED_DUALPIPE;
@@ -5587,12 +5626,12 @@ map_plan (ResPublishedCase *c, const ResCsv *csv, guint row, gint64 global_batch
      * row that names bf16 there) */
     p->compute_dtype = p->param_dtype = PLAN_PREC_FP16;
   const char *notes = get (csv, row, "notes");
-  if (attention_unfused (get (csv, row, "source"), get (csv, row, "framework"), notes)
+  if (attention_unfused (get (csv, row, "source"), framework_cell (c, csv, row), notes)
       || (c->stack->attention == FW_ATTN_UNFUSED && !names_flash_attention (notes)
-          && !names_flash_attention (get (csv, row, "framework"))))
+          && !names_flash_attention (framework_cell (c, csv, row))))
     p->attention_backend = PLAN_ATTN_UNFUSED;
   else if (!names_flash_attention (notes)
-           && (c->attn_why = mla_unfused_on_blackwell (c, get (csv, row, "framework"))) != NULL)
+           && (c->attn_why = mla_unfused_on_blackwell (c, framework_cell (c, csv, row))) != NULL)
     p->attention_backend = PLAN_ATTN_UNFUSED;
   /* the row's reading decides, not the stack's default (a row that names FlashAttention
    * under an unfused stack runs flash) */
@@ -5662,7 +5701,7 @@ map_plan (ResPublishedCase *c, const ResCsv *csv, guint row, gint64 global_batch
    * sit next to each other and DP is outermost, unlike Megatron's tp-cp-ep-dp-pp.
    * Example: framework "Meta internal (4D parallel, NCCLX)". Only on Meta's stack:
    * torchtitan's "4D parallelism" lays its mesh out as its own (pp, dp, cp, tp). */
-  if (contains_ci (get (csv, row, "framework"), "4D parallel")
+  if (contains_ci (framework_cell (c, csv, row), "4D parallel")
       && g_str_equal (c->stack->name, "meta-llama3"))
     {
       g_free (p->rank_order);
@@ -5690,7 +5729,7 @@ map_plan (ResPublishedCase *c, const ResCsv *csv, guint row, gint64 global_batch
    * Megatron-Bridge performance runs: the scripts that produced these tables set
    * cross_entropy_fusion_impl = "te" for every recipe (Megatron-Bridge
    * scripts/performance/utils/helpers.py, set_common_perf_overrides) */
-  p->te_cross_entropy = contains_ci (get (csv, row, "framework"), "Megatron-Bridge");
+  p->te_cross_entropy = contains_ci (framework_cell (c, csv, row), "Megatron-Bridge");
   /* (the stack's default overlap is of SP's collectives: none where the row runs TP
    * without SP, which Megatron refuses with --tp-comm-overlap) */
   p->tp_comm_overlap = strstr (get (csv, row, "notes"), "tp-comm-overlap") != NULL
@@ -5703,7 +5742,7 @@ map_plan (ResPublishedCase *c, const ResCsv *csv, guint row, gint64 global_batch
    * gives the reason: the FP4 parameter gather and the TP-comm overlap do not go
    * together), so its TP collectives run apart from the GEMMs; the FP8 and BF16 configs
    * keep the overlap (U: read at a later commit than the 26.02 tables' 00919dc) */
-  if (c->fp4 && contains_ci (get (csv, row, "framework"), "Megatron-Bridge"))
+  if (c->fp4 && contains_ci (framework_cell (c, csv, row), "Megatron-Bridge"))
     p->tp_comm_overlap = FALSE;
   /* and where the notes quote a config that turns it off ("tp_comm_overlap=False":
    * Megatron-Bridge's performance script for Qwen3-235B-A22B on H100,
@@ -5722,7 +5761,8 @@ map_plan (ResPublishedCase *c, const ResCsv *csv, guint row, gint64 global_batch
    * post-backward hook copies it into the reduce-scatter bucket (megatron_fsdp.py
    * _grad_acc: param.main_grad.copy_(param.grad)) after every micro-batch's backward of
    * a layer (plan.h zero3_grad_copy_in) */
-  if (p->sharding == PLAN_SHARD_ZERO3 && contains_ci (get (csv, row, "framework"), "Megatron-Bridge"))
+  if (p->sharding == PLAN_SHARD_ZERO3
+      && contains_ci (framework_cell (c, csv, row), "Megatron-Bridge"))
     p->zero3_grad_copy_in = 1;
   if (c->stack->grad_reduce_bf16)
     p->grad_dtype = PLAN_PREC_BF16;
@@ -5731,7 +5771,7 @@ map_plan (ResPublishedCase *c, const ResCsv *csv, guint row, gint64 global_batch
    * "FSDP + torch.compile"). Async TP (--async-tp: the stack's TP-comm overlap) where
    * it says "AsyncTP" / "async TP" and the stack offers it, with tp > 1. */
   {
-    const char *fw = get (csv, row, "framework"), *notes = get (csv, row, "notes");
+    const char *fw = framework_cell (c, csv, row), *notes = get (csv, row, "notes");
     if (c->stack->compile != FW_OPT_NO
         && (names_compile (fw, TRUE) || names_compile (notes, FALSE)))
       p->compile = TRUE;
@@ -6154,6 +6194,7 @@ res_published_case_free (ResPublishedCase *c)
     return;
   g_free (c->model_label);
   g_free (c->gpu_type);
+  g_free (c->framework_read);
   g_free (c->cluster_name);
   g_free (c->network_note);
   g_free (c->micro_batch_why);
@@ -6628,7 +6669,7 @@ case_map (ResPublishedCase *c, const ResCsv *csv, guint row, TopoCluster *on)
     }
 
   /* The software stack: the preset the framework column names, else the default. */
-  const char *framework = get (csv, row, "framework");
+  const char *framework = framework_cell (c, csv, row);
   const char *fw_preset = fw_stack_preset_for_text (framework);
   if (fw_preset == NULL && !cell_unstated (framework) && *framework != '\0')
     c->stack_why = "framework not recognised: the default stack";
@@ -6726,7 +6767,7 @@ case_map (ResPublishedCase *c, const ResCsv *csv, guint row, TopoCluster *on)
   gint64 global_batch = v;
   gboolean fp8 = FALSE;
   if (!map_precision (c, get (csv, row, "precision"), get (csv, row, "notes"),
-                      get (csv, row, "framework"), &fp8))
+                      framework_cell (c, csv, row), &fp8))
     return;
   MeasuredHfu hfu = { NULL, 0, 0 };
   if (!map_measured (c, csv, row, (double) global_batch * (double) seq, fp8, &hfu))

@@ -91,7 +91,11 @@
  * |                           |   sharding cell names the distributed optimizer (or, empty,  |
  * |                           |   whose notes quote --use-distributed-optimizer /            |
  * |                           |   --overlap-param-gather), no year to 2021 -> megatron-core  |
- * |                           |   (the option came late 2022). The                           |
+ * |                           |   (the option came late 2022). A framework the cell names only|
+ * |                           |   to say the run did not use it ("PyTorch (custom, no        |
+ * |                           |   Megatron)", "PyTorch FSDP (we did not use Megatron)",      |
+ * |                           |   "in-house (not NeMo)") is blanked before any rule reads the|
+ * |                           |   cell (framework_cell in published.c). The                  |
  * |                           |   stack's cost figures and its defaults for unstated columns |
  * |                           |   apply                                                      |
  * | n_gpus                    | required; nodes x GPUs ("16x8", "2 nodes x 8 GPUs", "2 nodes |
@@ -506,6 +510,9 @@ typedef struct {
   gint64        row_id;
   char         *model_label;        /* the row's `model` cell */
   char         *gpu_type;
+  char         *framework_read;     /* the framework cell with the names it says the run
+                                       did not use blanked, as the rules read it (NULL
+                                       until read) */
   gint64        n_gpus;             /* 0 when missing */
   ResPubFamily  family;
   char         *cluster_name;       /* preset, NULL when none applies */

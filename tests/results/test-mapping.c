@@ -3932,6 +3932,31 @@ test_nvte_fused_attn_off (void)
  * predict and search refuse it (plan_check_stack): validate predicted and scored such
  * rows (HSDP on megatron-core read as "hsdp, shard group 8"; ZeRO-3 on Megatron-LM of
  * 2021), a plan no other command would take (audit of 6 Dec). */
+/* A framework the cell names only to say the run did not use it selects no stack (these
+ * were megatron-core and nemo): the stack the rest of the cell names, else the default,
+ * said not recognised. 8 H100s, pp 1. */
+static void
+test_framework_said_off (void)
+{
+  static const struct { const char *framework, *stack; gboolean recognised; } rows[] = {
+    { "PyTorch FSDP (we did not use Megatron)", "pytorch-fsdp", TRUE },
+    { "PyTorch (custom, no Megatron)", "pytorch-fsdp", TRUE },
+    { "in-house (not NeMo)", FW_STACK_DEFAULT, FALSE },
+    /* named and not said off: its stack */
+    { "DeepSpeed without Megatron", "deepspeed", TRUE },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (rows); i++)
+    {
+      g_autoptr (ResPublishedCase) c = row ("H100-SXM-80GB", 8, 1, "", rows[i].framework,
+                                            "bf16");
+      if (!c->ready || g_strcmp0 (c->stack->name, rows[i].stack) != 0)
+        g_error ("framework '%s': stack %s, expected %s (%s)", rows[i].framework,
+                 c->stack != NULL ? c->stack->name : "(none)", rows[i].stack,
+                 c->skip_reason ? c->skip_reason : "");
+      g_assert_cmpint (c->stack_why == NULL, ==, rows[i].recognised);
+    }
+}
+
 static void
 test_stack_refuses (void)
 {
@@ -4182,6 +4207,7 @@ main (int argc, char **argv)
   g_test_add_func ("/results/mapping/unstated", test_unstated);
   g_test_add_func ("/results/mapping/nvte-fused-attn-off", test_nvte_fused_attn_off);
   g_test_add_func ("/results/mapping/stack-refuses", test_stack_refuses);
+  g_test_add_func ("/results/mapping/framework-said-off", test_framework_said_off);
   g_test_add_func ("/results/mapping/mfu-own-peak", test_mfu_own_peak);
   g_test_add_func ("/results/mapping/hfu-measured", test_hfu_measured);
   g_test_add_func ("/results/mapping/rate-per-node", test_rate_per_node);
