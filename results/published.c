@@ -316,10 +316,38 @@ static gboolean
 cell_count (const char *cell, gint64 *out)
 {
   double v;
-  if (!cell_number (cell, &v) || v < 1 || v != floor (v) || v > (double) G_MAXINT)
-    return FALSE;
-  *out = (gint64) v;
-  return TRUE;
+  if (cell_number (cell, &v))
+    {
+      if (v < 1 || v != floor (v) || v > (double) G_MAXINT)
+        return FALSE;
+      *out = (gint64) v;
+      return TRUE;
+    }
+  /* a count written as a word, alone or before a bracket, comma or semicolon ("one",
+   * "One (at 64 GPUs, DP is one)"; a Megatron-Bridge recipe docstring's micro_batch "one"
+   * was skipped, audit of 7 Dec); not before another word ("one node" is no count of
+   * GPUs) */
+  static const char *const words[] = { "one", "two", "three", "four", "five", "six", "seven",
+                                       "eight", "nine", "ten", "eleven", "twelve", "sixteen" };
+  static const int values[] = { 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 16 };
+  const char *p = cell;
+  while (g_ascii_isspace (*p))
+    p++;
+  for (guint i = 0; i < G_N_ELEMENTS (words); i++)
+    {
+      const gsize n = strlen (words[i]);
+      if (g_ascii_strncasecmp (p, words[i], n) != 0)
+        continue;
+      const char *q = p + n;
+      while (*q == ' ')
+        q++;
+      if (*q == '\0' || *q == '(' || *q == ',' || *q == ';')
+        {
+          *out = values[i];
+          return TRUE;
+        }
+    }
+  return FALSE;
 }
 
 static const char *
@@ -2149,6 +2177,22 @@ node_note (gint64 node_gpus)
                        : g_strdup ("");
 }
 
+/* A flops_convention cell that says its formula is not given ("formula not printed", "not
+ * published", "not given on the page", "not shown", "not specified", "not provided", "not
+ * disclosed"): no count of its own (the NeMo long-sequence tables' "NeMo model TFLOPS /
+ * GPU (formula not given on the page)" was skipped, audit of 7 Dec) */
+static gboolean
+conv_not_given (const char *cell)
+{
+  static const char *const words[] = { "not printed", "not published", "not given",
+                                       "not shown", "not specified", "not provided",
+                                       "not disclosed" };
+  for (guint i = 0; i < G_N_ELEMENTS (words); i++)
+    if (contains_ci (cell, words[i]))
+      return TRUE;
+  return FALSE;
+}
+
 static gboolean
 map_measured_cells (ResPublishedCase *c, const ResCsv *csv, guint row, double tokens,
                     gboolean fp8, MeasuredHfu *hfu)
@@ -2181,8 +2225,7 @@ map_measured_cells (ResPublishedCase *c, const ResCsv *csv, guint row, double to
     other_count = !(h - conv_cell >= 4 && g_ascii_strncasecmp (h - 4, "not ", 4) == 0);
   if (!c->has_convention && c->stack != NULL && c->stack->tflops_convention != NULL
       && !other_count
-      && (*conv_cell == '\0' || cell_unstated (conv_cell) || contains_ci (conv_cell, "not printed")
-          || contains_ci (conv_cell, "not published"))
+      && (*conv_cell == '\0' || cell_unstated (conv_cell) || conv_not_given (conv_cell))
       && fw_stack_preset_for_text (framework_cell (c, csv, row)) != NULL
       && model_flop_convention_parse (c->stack->tflops_convention, &c->convention))
     c->has_convention = from_stack = TRUE;
@@ -2263,11 +2306,29 @@ map_measured_cells (ResPublishedCase *c, const ResCsv *csv, guint row, double to
        * measured 1.444 s for its 0.455); a GPU with no preset is taken to be the given
        * cluster's */
       const double peak = utilisation_peak (c, csv, row, fp8);
+      /* An MFU counts model FLOPs, the recomputed forward left out (Chowdhery et al.
+       * 2022, Appendix B; Korthikanti et al. 2022 sec. 5: "model FLOPs utilization ...
+       * without recomputation"). Narayanan et al.'s SC'21 count (96 B s l h^2 ...) holds
+       * the full recompute's extra forward: an MFU said to follow it, where the cell
+       * does not say the recompute is counted, is read with the same count less that
+       * forward, Korthikanti et al.'s 72 form (MegaScale, NSDI'24, Table 2: "MFU ...
+       * citing Narayanan et al."; its 530B MFUs agree with the 72 form at 312 TFLOP/s
+       * within 1.5%, and with the 96 form read 30% apart: audit of 7 Dec) */
+      double mfu_fpt = flops_per_token;
+      const char *mfu_conv = conv;
+      if (c->convention == MODEL_FLOPS_MEGATRON96 && !c->flops_6n
+          && !contains_ci (conv_cell, "recomput") && !contains_ci (conv_cell, "HFU"))
+        {
+          mfu_fpt = model_spec_flops_per_token (c->model, c->model->max_positions,
+                                                MODEL_FLOPS_MEGATRON72);
+          mfu_conv = "megatron72: an MFU leaves the recompute out, though the count cited "
+                     "is SC'21's";
+        }
       if (peak > 0)
         {
-          return measured_from (c, csv, row, "mfu_pct", flops_per_token * tokens
+          return measured_from (c, csv, row, "mfu_pct", mfu_fpt * tokens
                                 / (c->published_mfu_pct / 100.0 * peak * (double) c->n_gpus),
-                                g_strdup_printf ("mfu_pct (%s)", conv));
+                                g_strdup_printf ("mfu_pct (%s)", mfu_conv));
         }
     }
   /* hardware FLOPs utilisation: an mfu_pct labelled HFU ("52 (HFU)"; published_mfu_pct
@@ -2957,6 +3018,30 @@ zero_word_in (const char *t)
   for (const char *p = strstr (low, "zero"); p != NULL; p = strstr (p + 1, "zero"))
     if ((p == low || !g_ascii_isalnum (p[-1])) && !g_ascii_isalnum (p[4]))
       return TRUE;
+  return FALSE;
+}
+
+/* A ZeRO-1 or ZeRO-2 named and not said off: "ZeRO-2", "ZeRO 1", "zero2", "ZeRO stage 2",
+ * "ZeRO-stage-1" (sharding_negated: "no ZeRO" names none) */
+static gboolean
+names_zero_1_or_2 (const char *t)
+{
+  if (sharding_negated (t))
+    return FALSE;
+  g_autofree char *low = g_ascii_strdown (t, -1);
+  for (const char *p = strstr (low, "zero"); p != NULL; p = strstr (p + 4, "zero"))
+    {
+      if (p > low && g_ascii_isalnum (p[-1]))
+        continue;
+      const char *q = p + 4;
+      while (*q == '-' || *q == ' ' || *q == '_')
+        q++;
+      if (g_str_has_prefix (q, "stage"))
+        for (q += 5; *q == ' ' || *q == '-' || *q == '_' || *q == ':';)
+          q++;
+      if ((*q == '1' || *q == '2') && !g_ascii_isalnum (q[1]) && q[1] != '.')
+        return TRUE;
+    }
   return FALSE;
 }
 
@@ -5367,6 +5452,17 @@ map_plan (ResPublishedCase *c, const ResCsv *csv, guint row, gint64 global_batch
       else
         hsdp_shard = (int) (group_gpus / (tp * cp * pp));
     }
+  /* Megatron-LM's ZeRO-2 (the stack chosen for it above, zero_is_distopt) is its
+   * distributed optimizer: the gradients accumulate in the full buffer and are
+   * reduce-scattered once a step, optimizer states and reduced gradients sharded (zero1
+   * in tandem's terms), not DeepSpeed's reduce-scatter after every micro-batch, which
+   * read MegaScale's 175B rows 2.1-2.5 times too slow */
+  if (c->zero_is_distopt && p->sharding == PLAN_SHARD_ZERO2)
+    {
+      p->sharding = PLAN_SHARD_ZERO1;
+      c->sharding_why = "ZeRO-2 on Megatron-LM: its distributed optimizer, gradients reduce-"
+                        "scattered once a step";
+    }
   /* ZeRO-1 / ZeRO-2 over a group the cell states that is not the data-parallel group:
    * no plan shards them over a sub-group, so the row is read over all of DP, saying so */
   if ((p->sharding == PLAN_SHARD_ZERO1 || p->sharding == PLAN_SHARD_ZERO2)
@@ -6697,6 +6793,20 @@ case_map (ResPublishedCase *c, const ResCsv *csv, guint row, TopoCluster *on)
     {
       fw_preset = "megatron-core";
       c->stack_why = "Megatron-LM with the distributed optimizer: of late 2022 or later";
+    }
+  /* ... or a ZeRO-1 or ZeRO-2 its sharding cell names: on Megatron-LM that is the
+   * distributed optimizer (optimizer states and the reduced gradients sharded over DP),
+   * which the 2021 stack does not have. MegaScale (NSDI'24, "built on Megatron-LM",
+   * "ZeRO-2 ... reduce-scatter overlapped per model chunk") was skipped, the stack
+   * refusing zero2 (audit of 7 Dec) */
+  else if (fw_preset != NULL && g_str_equal (fw_preset, "megatron-lm-2021")
+           && !names_year_in (framework, 17, 21)
+           && names_zero_1_or_2 (get (csv, row, "zero_stage_or_fsdp")))
+    {
+      fw_preset = "megatron-core";
+      c->stack_why = "Megatron-LM with a ZeRO-1/2 sharded optimizer, which Megatron-LM has as "
+                     "its distributed optimizer: of late 2022 or later";
+      c->zero_is_distopt = TRUE;
     }
   c->stack = fw_stack_lookup (fw_preset != NULL ? fw_preset : FW_STACK_DEFAULT, &error);
   if (c->stack == NULL)

@@ -201,7 +201,9 @@
  * |                           |   NeMo's "distributed_fused_adam" -> zero1; "ZeRO++" ->      |
  * |                           |   zero3 (its                                                 |
  * |                           |   qwZ/hpZ/qgZ compression not modelled); "ZeRO-2", "stage 2",|
- * |                           |   "SHARD_GRAD_OP", "shards optimizer+grads" -> zero2;        |
+ * |                           |   "SHARD_GRAD_OP", "shards optimizer+grads" -> zero2 (on     |
+ * |                           |   Megatron-LM, which it moves to megatron-core: its          |
+ * |                           |   distributed optimizer, zero1);                             |
  * |                           |   ("ZeRO 1", "zero_stage=1", "sharded optimizer",            |
  * |                           |   "--use-distributed-optimizer" alike; said off: "no         |
  * |                           |   distributed optimizer", "use_distributed_optimizer=False"  |
@@ -411,7 +413,11 @@
  *   "Korthikanti" or "72*B" -> megatron72; "Megatron-Core", "num_floating_point_operations"
  *   or "NeMo/Megatron model FLOPs" -> mcore; "PaLM", "Llama 3 paper", "torchtitan",
  *   "llm-foundry" (or "LLM Foundry"), "6N", "6*N", "6 * N", "6 x N" or "6·N" -> palm; "causal" without "non-causal" -> causal;
- *   empty, "not stated" or "formula not printed" -> the count of the framework the row
+ *   an mfu_pct read with megatron96 where the cell does not say the recompute is counted
+ *   ("recompute", "HFU") -> megatron72 (an MFU leaves the recomputed forward out:
+ *   MegaScale's "MFU ... citing Narayanan et al.");
+ *   empty, "not stated", "formula not printed" (or "not published / given / shown /
+ *   specified / provided / disclosed") -> the count of the framework the row
  *   names (its stack's tflops_convention: mcore for megatron-core and nemo, palm for
  *   torchtitan, llm-foundry and meta-llama3; none for 2021's Megatron-LM, whose papers'
  *   count depends on the recompute; the measured source says "the STACK stack's own count:
@@ -548,6 +554,9 @@ typedef struct {
   const char   *stack_why;          /* static: why the stack is not the one the framework
                                        cell names ("not recognised: the default", ...);
                                        NULL when it is */
+  gboolean      zero_is_distopt;    /* the stack became megatron-core because the sharding
+                                       cell names ZeRO-1/2 on Megatron-LM: its ZeRO-2 is
+                                       the distributed optimizer (zero1) */
   const char   *sp_why;             /* static: where sequence parallelism an empty cell
                                        leaves came from (the notes); NULL: the cell's, or
                                        the stack's default */

@@ -322,6 +322,77 @@ test_map_convention_from_stack (void)
     }
 }
 
+/* Forms an audit of unseen rows (7 Dec: MegaScale NSDI'24, NeMo's long-sequence tables, a
+ * Megatron-Bridge recipe docstring) found skipped or misread, on the small GPT of the test
+ * above (16 layers of 1024, seq 1024, vocab 16384; 64 sequences, 65,536 tokens, on 8 A100s
+ * at 312 TFLOP/s):
+ *  - an MFU whose count cites Narayanan et al. is of model FLOPs, the recompute left out:
+ *    Korthikanti's 72 form, 72 x 16 x 1,048,576 x (1 + 1/6 + 1/12) = 1,509,949,440 FLOP a
+ *    token, step = 1,509,949,440 x 65,536 / (0.50 x 312e12 x 8) = 0.0792917 s; a cell
+ *    that says the recompute is counted keeps the 96 form, 1,979,711,488 FLOP a token,
+ *    0.1039602 s;
+ *  - "formula not given on the page" says no count, as "not printed": the stack's own;
+ *  - ZeRO-2 on Megatron-LM is its distributed optimizer: megatron-core, zero1 (the 2021
+ *    stack refused zero2; megatron-core's zero2 would reduce-scatter every micro-batch);
+ *    "no ZeRO" keeps the 2021 stack;
+ *  - a micro_batch "one" is 1 (skipped before), "One (see notes)" too. */
+static void
+test_map_audit_forms (void)
+{
+  const char *text =
+    "row_id,model,gpu_type,n_gpus,n_layers,hidden,n_heads,vocab,seq_len,tp,pp,dp,micro_batch,"
+    "global_batch,recompute,precision,framework,zero_stage_or_fsdp,mfu_pct,tflops_per_gpu,"
+    "flops_convention\n"
+    "1,GPT 1B,A100-SXM-80GB,8,16,1024,16,16384,1024,2,2,2,2,64,full,fp16,Megatron-LM,,50,,"
+    "\"MFU = observed throughput / peak, citing Narayanan et al.\"\n"
+    "2,GPT 1B,A100-SXM-80GB,8,16,1024,16,16384,1024,2,2,2,2,64,full,fp16,Megatron-LM,,50,,"
+    "\"Narayanan et al., recompute counted\"\n"
+    "3,GPT 1B,A100-SXM-80GB,8,16,1024,16,16384,1024,2,2,2,2,64,full,fp16,NeMo,,,100,"
+    "NeMo model TFLOPS / GPU (formula not given on the page)\n"
+    "4,GPT 1B,A100-SXM-80GB,8,16,1024,16,16384,1024,2,2,2,2,64,full,fp16,"
+    "\"MegaScale (built on Megatron-LM)\",\"ZeRO-2 (optimizer states and gradients "
+    "sharded)\",50,,Korthikanti et al.\n"
+    "5,GPT 1B,A100-SXM-80GB,8,16,1024,16,16384,1024,2,2,2,2,64,full,fp16,"
+    "\"MegaScale (built on Megatron-LM)\",no ZeRO,50,,Korthikanti et al.\n"
+    "6,GPT 1B,A100-SXM-80GB,8,16,1024,16,16384,1024,2,2,2,one,64,full,fp16,NeMo,,,100,"
+    "Megatron-Core num_floating_point_operations\n"
+    "7,GPT 1B,A100-SXM-80GB,8,16,1024,16,16384,1024,2,2,2,One (see notes),64,full,fp16,NeMo,,,"
+    "100,Megatron-Core num_floating_point_operations\n"
+    "8,GPT 1B,A100-SXM-80GB,8,16,1024,16,16384,1024,2,2,2,one node,64,full,fp16,NeMo,,,100,"
+    "Megatron-Core num_floating_point_operations\n";
+  g_autoptr (ResCsv) csv = res_csv_parse (text, -1, "inline", NULL);
+  g_assert_nonnull (csv);
+  g_autoptr (ResPublishedCase) c1 = case_for (csv, "1");
+  g_assert_null (c1->skip_reason);
+  g_assert_nonnull (strstr (c1->measured_source, "megatron72: an MFU leaves the recompute out"));
+  assert_rel (c1->measured_step_s, 0.07929170392615384, 1e-12);
+  g_autoptr (ResPublishedCase) c2 = case_for (csv, "2");
+  g_assert_null (c2->skip_reason);
+  g_assert_cmpstr (c2->measured_source, ==, "mfu_pct (megatron96)");
+  assert_rel (c2->measured_step_s, 0.10396023403651282, 1e-12);
+  g_autoptr (ResPublishedCase) c3 = case_for (csv, "3");
+  g_assert_null (c3->skip_reason);
+  g_assert_cmpint (c3->convention, ==, MODEL_FLOPS_MCORE);
+  g_assert_nonnull (strstr (c3->measured_source, "the nemo stack's own count"));
+  g_autoptr (ResPublishedCase) c4 = case_for (csv, "4");
+  g_assert_null (c4->skip_reason);
+  g_assert_cmpstr (c4->stack->name, ==, "megatron-core");
+  g_assert_cmpint (c4->plan.sharding, ==, PLAN_SHARD_ZERO1);
+  g_autoptr (ResPublishedCase) c5 = case_for (csv, "5");
+  g_assert_null (c5->skip_reason);
+  g_assert_cmpstr (c5->stack->name, ==, "megatron-lm-2021");
+  g_assert_cmpint (c5->plan.sharding, ==, PLAN_SHARD_NONE);
+  g_autoptr (ResPublishedCase) c6 = case_for (csv, "6");
+  g_assert_null (c6->skip_reason);
+  g_assert_cmpint (c6->plan.micro_batch, ==, 1);
+  g_autoptr (ResPublishedCase) c7 = case_for (csv, "7");
+  g_assert_null (c7->skip_reason);
+  g_assert_cmpint (c7->plan.micro_batch, ==, 1);
+  g_autoptr (ResPublishedCase) c8 = case_for (csv, "8");
+  g_assert_nonnull (c8->skip_reason);
+  g_assert_nonnull (strstr (c8->skip_reason, "no micro-batch size read"));
+}
+
 /* Row 6: MFU only, Korthikanti's 72 formula, A100 peak 312 TFLOP/s. */
 static void
 test_map_mfu_megatron72 (void)
@@ -1209,6 +1280,7 @@ main (int argc, char **argv)
   g_test_add_func ("/results/published/map-nemotron-no-dropout",
                    test_map_nemotron_no_dropout);
   g_test_add_func ("/results/published/map-convention-from-stack", test_map_convention_from_stack);
+  g_test_add_func ("/results/published/map-audit-forms", test_map_audit_forms);
   g_test_add_func ("/results/published/csv-quoting", test_csv_quoting);
   g_test_add_func ("/results/published/csv-inline", test_csv_inline);
   g_test_add_func ("/results/published/csv-bad-row-id", test_csv_bad_row_id);
