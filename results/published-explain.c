@@ -37,6 +37,11 @@ res_published_explain (const ResCsv *csv, guint row, const ResPublishedCase *c)
   GString *s = g_string_new (NULL);
 #define LINE(col, fmt, ...) g_string_append_printf (s, "  %-20s %-44.44s -> " fmt "\n", col, \
                                                     cell_or (csv, row, col), __VA_ARGS__)
+  /* a column the mapping had not reached when it skipped the row: said so, not the
+   * plan's default in its place (a row skipped at its micro_batch printed "precision ->
+   * bf16" and every overlap off for an MXFP8 row with its overlaps on: audit of 7 Dec) */
+#define READ(stage) (c->skip_reason == NULL || c->plan_read >= (stage))
+#define UNREAD(col) LINE (col, "%s", "not read: the row was skipped at this column or before it (below)")
   g_string_append_printf (s, "row %" G_GINT64_FORMAT ": %s (%s)\n", c->row_id, c->model_label,
                           cell_or (csv, row, "source"));
   LINE ("gpu_type", "%s %s, family %s", c->cluster_given ? "cluster (--cluster)" : "cluster preset",
@@ -160,11 +165,16 @@ res_published_explain (const ResCsv *csv, guint row, const ResPublishedCase *c)
             p->account_embedding && p->account_loss
               ? ", embedding and loss take a layer slot each (one layer fewer on the first "
                 "and last stage)" : "");
-      LINE ("sequence_parallel", "%s%s%s%s", p->sequence_parallel ? "on" : "off",
-            c->sp_why != NULL ? " (" : "", c->sp_why != NULL ? c->sp_why : "",
-            c->sp_why != NULL ? ")" : "");
+      if (!READ (RES_PUB_READ_SP))
+        UNREAD ("sequence_parallel");
+      else
+        LINE ("sequence_parallel", "%s%s%s%s", p->sequence_parallel ? "on" : "off",
+              c->sp_why != NULL ? " (" : "", c->sp_why != NULL ? c->sp_why : "",
+              c->sp_why != NULL ? ")" : "");
       /* how the row's MTP was read (res_pub_moe_plan): the moe cell's mtp_layers */
-      if (p->mtp_num_layers > 0)
+      if (!READ (RES_PUB_READ_ALL))
+        ;
+      else if (p->mtp_num_layers > 0)
         g_string_append_printf (s, "  %-20s %-44s -> %d module%s trained on the last stage (the "
                                 "moe cell's mtp_layers=%d: --mtp-num-layers %d)\n", "mtp", "",
                                 p->mtp_num_layers, p->mtp_num_layers == 1 ? "" : "s",
@@ -176,7 +186,9 @@ res_published_explain (const ResCsv *csv, guint row, const ResPublishedCase *c)
       /* the derived counts only where the plan has them: a row skipped before its group
        * or its micro-batches were derived printed "hsdp, shard group 0" and "191 (0
        * micro-batches per step)", the skip line below saying why there is none */
-      if (p->sharding == PLAN_SHARD_HSDP && p->hsdp_shard_size > 0)
+      if (!READ (RES_PUB_READ_SHARDING))
+        UNREAD ("zero_stage_or_fsdp");
+      else if (p->sharding == PLAN_SHARD_HSDP && p->hsdp_shard_size > 0)
         LINE ("zero_stage_or_fsdp", "hsdp, shard group %d", p->hsdp_shard_size);
       else if (p->sharding == PLAN_SHARD_HSDP)
         LINE ("zero_stage_or_fsdp", "hsdp, no shard group%s",
@@ -187,11 +199,19 @@ res_published_explain (const ResCsv *csv, guint row, const ResPublishedCase *c)
               c->sharding_why != NULL ? ")" : "");
       /* a micro-batch read after a label, in the notes, or from a local batch
        * (published.c micro_batch_stated) says how */
-      LINE ("micro_batch", "%d%s%s%s", p->micro_batch, c->micro_batch_why != NULL ? " (" : "",
-            c->micro_batch_why != NULL ? c->micro_batch_why : "",
-            c->micro_batch_why != NULL ? ")" : "");
+      if (!READ (RES_PUB_READ_BATCH))
+        {
+          UNREAD ("micro_batch");
+          UNREAD ("global_batch");
+        }
+      else
+        LINE ("micro_batch", "%d%s%s%s", p->micro_batch, c->micro_batch_why != NULL ? " (" : "",
+              c->micro_batch_why != NULL ? c->micro_batch_why : "",
+              c->micro_batch_why != NULL ? ")" : "");
       /* a batch per GPU or per node says how it became the global one (batch_why) */
-      if (p->grad_accum > 0)
+      if (!READ (RES_PUB_READ_BATCH))
+        ;
+      else if (p->grad_accum > 0)
         LINE ("global_batch", "%d (%d micro-batch%s per step%s%s)", p->global_batch,
               p->grad_accum, p->grad_accum == 1 ? "" : "es", c->batch_why != NULL ? "; " : "",
               c->batch_why != NULL ? c->batch_why : "");
@@ -228,7 +248,9 @@ res_published_explain (const ResCsv *csv, guint row, const ResPublishedCase *c)
       const char *rc_from = rc_cell[0] == '\0' && p->recompute != PLAN_RECOMPUTE_NONE
                               ? "; the cell is empty: from the notes or the flops_convention cell "
                                 "(they say the runs recomputed)" : "";
-      if (p->cpu_offload_layers > 0)
+      if (!READ (RES_PUB_READ_RECOMPUTE))
+        UNREAD ("recompute");
+      else if (p->cpu_offload_layers > 0)
         LINE ("recompute", "%s%s%s; activations of %d layers in host memory (CPU offloading)",
               plan_recompute_name (p->recompute), rc_part, rc_modules, p->cpu_offload_layers);
       else
@@ -244,20 +266,26 @@ res_published_explain (const ResCsv *csv, guint row, const ResPublishedCase *c)
                                       c->fp8_recipe_why != NULL ? c->fp8_recipe_why : "")
                    : g_strdup_printf (" (the stack's %s recipe)",
                                       fw_scaling_name (c->stack->fp8_scaling));
-      LINE ("precision", "%s%s%s%s%s", prec_name (p->compute_dtype),
-            p->compute_dtype == PLAN_PREC_FP8
-              ? (c->fp8_attention ? " GEMMs and attention" : " GEMMs, attention bf16")
-              : p->compute_dtype == PLAN_PREC_FP4
-              ? " (NVFP4 recipe: layer linears in FP4; output layer, router, attention bf16)"
-              : "",
-            recipe != NULL ? recipe : "", c->precision_why != NULL ? "; " : "",
-            c->precision_why != NULL ? c->precision_why : "");
-      LINE ("notes", "attention %s%s%s%s; overlaps: grad %s, param %s, tp %s; grads %s",
-            plan_attn_backend_name (p->attention_backend), c->attn_why != NULL ? " (" : "",
-            c->attn_why != NULL ? c->attn_why : "", c->attn_why != NULL ? ")" : "",
-            p->overlap_grad_reduce ? "on" : "off",
-            p->overlap_param_gather ? "on" : "off", p->tp_comm_overlap ? "on" : "off",
-            prec_name (p->grad_dtype));
+      if (!READ (RES_PUB_READ_ALL))
+        UNREAD ("precision");
+      else
+        LINE ("precision", "%s%s%s%s%s", prec_name (p->compute_dtype),
+              p->compute_dtype == PLAN_PREC_FP8
+                ? (c->fp8_attention ? " GEMMs and attention" : " GEMMs, attention bf16")
+                : p->compute_dtype == PLAN_PREC_FP4
+                ? " (NVFP4 recipe: layer linears in FP4; output layer, router, attention bf16)"
+                : "",
+              recipe != NULL ? recipe : "", c->precision_why != NULL ? "; " : "",
+              c->precision_why != NULL ? c->precision_why : "");
+      if (!READ (RES_PUB_READ_ALL))
+        UNREAD ("notes");
+      else
+        LINE ("notes", "attention %s%s%s%s; overlaps: grad %s, param %s, tp %s; grads %s",
+              plan_attn_backend_name (p->attention_backend), c->attn_why != NULL ? " (" : "",
+              c->attn_why != NULL ? c->attn_why : "", c->attn_why != NULL ? ")" : "",
+              p->overlap_grad_reduce ? "on" : "off",
+              p->overlap_param_gather ? "on" : "off", p->tp_comm_overlap ? "on" : "off",
+              prec_name (p->grad_dtype));
     }
   if (c->measured_source != NULL)
     {
@@ -318,6 +346,8 @@ res_published_explain (const ResCsv *csv, guint row, const ResPublishedCase *c)
       plan_memory_clear (&mem);
     }
 #undef LINE
+#undef READ
+#undef UNREAD
   return g_string_free (s, FALSE);
 }
 

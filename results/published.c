@@ -5359,6 +5359,7 @@ map_plan (ResPublishedCase *c, const ResCsv *csv, guint row, gint64 global_batch
    * at V = 8 a first chunk with only the embedding, the paper's Sec. 3.3.2). */
   gint64 layers = (gint64) c->model->n_layers, chunks = pp * vpp;
   c->plan_valid = TRUE;
+  c->plan_read = RES_PUB_READ_DEGREES;
   p->world_size = (int) c->n_gpus;
   p->tp = (int) tp, p->pp = (int) pp, p->cp = (int) cp;
   p->dp_given = (int) dp;
@@ -5417,6 +5418,7 @@ map_plan (ResPublishedCase *c, const ResCsv *csv, guint row, gint64 global_batch
                  sp_t);
   else
     return skip (c, "sequence_parallel '%s' not recognised (hint: yes or no)", sp_t);
+  c->plan_read = RES_PUB_READ_SP;
 
   /* Megatron-LM's own pipeline code before Megatron-Core (megatron/p2p_communication.py,
    * 2021-22) sent with scatter-gather (--no-scatter-gather-tensors-in-pipeline unset, the
@@ -5433,6 +5435,8 @@ map_plan (ResPublishedCase *c, const ResCsv *csv, guint row, gint64 global_batch
                      get (csv, row, "notes"), get (csv, row, "source"), (int) pp,
                      &p->sharding, &hsdp_shard, &group_gpus))
     return FALSE;
+  /* the kind is read; a group that does not fold skips below, the line saying so */
+  c->plan_read = RES_PUB_READ_SHARDING;
   /* A group stated in GPUs ("sharded across 128 GPUs") counts model replicas of tp x cp x
    * pp GPUs each (TP and CP take the innermost devices; a data-parallel rank of every
    * stage): 512 GPUs at tp 4, pp 8 are dp 16 ranks, the whole DP group, zero3 (it was
@@ -5642,6 +5646,7 @@ map_plan (ResPublishedCase *c, const ResCsv *csv, guint row, gint64 global_batch
     if (!res_pub_moe_recompute (get (csv, row, "recompute"), p, &why))
       return skip (c, "%s", why);
   }
+  c->plan_read = RES_PUB_READ_RECOMPUTE;
 
   p->micro_batch = 1;
   gboolean mb_local = FALSE;
@@ -5688,6 +5693,7 @@ map_plan (ResPublishedCase *c, const ResCsv *csv, guint row, gint64 global_batch
     p->micro_batch = (int) (global_batch / dp / (pp * vpp));
   p->global_batch = (int) global_batch;
   p->seq_length = (int) c->model->max_positions;
+  c->plan_read = RES_PUB_READ_BATCH;
   /* a step of several pipeline schedules where the notes state the local batch each runs
    * ("LBS 8 (local batch per pipeline step) x GA 4", NeMo AutoModel's table): torch's
    * schedule.step() once per local batch, GBS / (dp x LBS) of them (plan.h pp_schedules) */
@@ -5884,6 +5890,7 @@ map_plan (ResPublishedCase *c, const ResCsv *csv, guint row, gint64 global_batch
       p->async_tp = p->tp_comm_overlap = TRUE;
   }
 
+  c->plan_read = RES_PUB_READ_ALL;
   gint64 ep = 1;
   cell_size (csv, row, "ep", &ep);
   res_pub_moe_plan (&c->moe, ep, p);

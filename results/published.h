@@ -510,6 +510,18 @@ typedef struct {
   int      best;                    /* index of the fastest that fits; -1 when none fits */
 } ResPubVSweep;
 
+/* How far the mapping read a row's plan columns, in the order it reads them (a row
+ * skipped part way leaves the later ones unread: explain says so for them) */
+typedef enum {
+  RES_PUB_READ_NONE = 0,
+  RES_PUB_READ_DEGREES,    /* tp, pp, cp, dp, virtual_pipeline */
+  RES_PUB_READ_SP,         /* sequence_parallel */
+  RES_PUB_READ_SHARDING,   /* zero_stage_or_fsdp */
+  RES_PUB_READ_RECOMPUTE,  /* recompute */
+  RES_PUB_READ_BATCH,      /* micro_batch, global_batch */
+  RES_PUB_READ_ALL,        /* precision, attention, overlaps, gradients, MoE */
+} ResPubRead;
+
 /* A row mapped to (model, cluster, plan) and, after res_published_case_predict, predicted.
  * Owns everything in it. */
 typedef struct {
@@ -554,6 +566,9 @@ typedef struct {
   const char   *stack_why;          /* static: why the stack is not the one the framework
                                        cell names ("not recognised: the default", ...);
                                        NULL when it is */
+  int           plan_read;          /* how far the plan's columns were read (ResPubRead):
+                                       on a row skipped part way, the explain lines past it
+                                       say they were not read instead of a default */
   gboolean      zero_is_distopt;    /* the stack became megatron-core because the sharding
                                        cell names ZeRO-1/2 on Megatron-LM: its ZeRO-2 is
                                        the distributed optimizer (zero1) */

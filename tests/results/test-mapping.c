@@ -1835,6 +1835,34 @@ test_explain_unresolved (void)
   g_autofree char *e = res_published_explain (csv, 0, hc);
   assert_explains (e, "-> hsdp, no shard group (skipped: below)");
   g_assert_null (strstr (e, "shard group 0"));
+  /* a row skipped at its micro_batch: the columns the mapping had not reached say so,
+   * not the plan's defaults in their place ("precision -> bf16" and every overlap off
+   * for an FP8 row, audit of 7 Dec); those read before it keep their readings */
+  g_autoptr (ResCsv) mcsv = res_csv_parse (
+    "row_id,model,gpu_type,n_gpus,n_layers,hidden,n_heads,vocab,seq_len,tp,pp,"
+    "sequence_parallel,zero_stage_or_fsdp,recompute,micro_batch,framework,precision,"
+    "global_batch,step_time_s\n"
+    "1,GPT,H100-SXM-80GB,8,16,1024,16,16384,1024,2,1,yes,ZeRO-1,full,xyz,NeMo,fp8,64,1.0\n",
+    -1, "inline", NULL);
+  g_autoptr (ResPublishedCase) mc = res_published_case_new (mcsv, 0);
+  g_assert_false (mc->ready);
+  g_assert_nonnull (strstr (mc->skip_reason, "micro_batch 'xyz'"));
+  g_autofree char *me = res_published_explain (mcsv, 0, mc);
+  static const char *const unread[] = { "micro_batch", "global_batch", "precision", "notes" };
+  for (guint i = 0; i < G_N_ELEMENTS (unread); i++)
+    {
+      g_autofree char *want = g_strdup_printf ("  %-20s", unread[i]);
+      const char *at = strstr (me, want);
+      g_assert_nonnull (at);
+      const char *eol = strchr (at, '\n');
+      g_autofree char *line = g_strndup (at, eol != NULL ? (gsize) (eol - at) : strlen (at));
+      if (strstr (line, "-> not read: the row was skipped at this column or before it") == NULL)
+        g_error ("explain line '%s' should say it was not read", line);
+    }
+  assert_explains (me, "-> on");                      /* sequence_parallel yes */
+  assert_explains (me, "-> zero1");
+  assert_explains (me, "-> full (every layer)");
+  g_assert_null (strstr (me, "-> bf16"));
 }
 
 /* --explain: every column the mapping reads appears with what it became. */
