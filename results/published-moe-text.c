@@ -500,12 +500,91 @@ res_pub_moe_token_drop_in_text (const char *text, double *capacity, gboolean *pa
   return 1;
 }
 
+/* The number a key's value starts with at `q` (past " =:"), 0 when none or above 64 */
+static gint64
+every_value (const char *q)
+{
+  while (*q == ' ' || *q == '=' || *q == ':')
+    q++;
+  if (!g_ascii_isdigit (*q))
+    return 0;
+  gint64 n = 0;
+  for (; g_ascii_isdigit (*q) && n <= 64; q++)
+    n = n * 10 + (*q - '0');
+  return n <= 64 ? n : 0;
+}
+
+gint64
+res_pub_moe_every_in_text (const char *text)
+{
+  if (text == NULL || *text == '\0')
+    return 0;
+  g_autofree char *low = g_ascii_strdown (text, -1);
+  /* a config key and its value: the interval itself */
+  static const char *const keys[] = { "interleave_moe_layer_step", "moe_layer_freq",
+                                      "moe-layer-freq", "moe_every", "moe layer frequency" };
+  for (guint i = 0; i < G_N_ELEMENTS (keys); i++)
+    for (const char *p = strstr (low, keys[i]); p != NULL; p = strstr (p + 1, keys[i]))
+      {
+        const gint64 n = every_value (p + strlen (keys[i]));
+        if (n >= 2)
+          return n;
+      }
+  /* words, in a sentence (to '.', ';' or a line's end) that names MoE or experts */
+  static const struct { const char *words; gint64 n; } phrases[] = {
+    { "every second layer", 2 }, { "every other layer", 2 }, { "every 2nd layer", 2 },
+    { "alternating dense and moe", 2 }, { "alternating moe and dense", 2 },
+    { "alternate layers", 2 }, { "every third layer", 3 }, { "every 3rd layer", 3 },
+    { "every fourth layer", 4 }, { "every 4th layer", 4 } };
+  for (const char *sent = low; *sent != '\0';)
+    {
+      const char *end = sent;
+      while (*end != '\0' && *end != ';' && *end != '\n'
+             && !(*end == '.' && !g_ascii_isdigit (end[1])))
+        end++;
+      g_autofree char *one = g_strndup (sent, (gsize) (end - sent));
+      if (strstr (one, "moe") != NULL || strstr (one, "expert") != NULL)
+        {
+          for (guint i = 0; i < G_N_ELEMENTS (phrases); i++)
+            if (strstr (one, phrases[i].words) != NULL)
+              return phrases[i].n;
+          /* "every N layers", "every N-th layer" */
+          for (const char *e = strstr (one, "every "); e != NULL; e = strstr (e + 1, "every "))
+            {
+              const char *q = e + 6;
+              gint64 n = 0;
+              for (; g_ascii_isdigit (*q) && n <= 64; q++)
+                n = n * 10 + (*q - '0');
+              if (g_str_has_prefix (q, "-th") || g_str_has_prefix (q, "th"))
+                q += *q == '-' ? 3 : 2;
+              if (n >= 2 && n <= 64 && g_str_has_prefix (q, " layer"))
+                return n;
+            }
+        }
+      sent = *end != '\0' ? end + 1 : end;
+    }
+  return 0;
+}
+
 void
 res_pub_moe_read_row (ResPubMoe *moe, const char *ep_cell, const char *model_cell,
                       const char *notes)
 {
   if (!moe->present)
     return;
+  /* the MoE layer interval: the model cell, else the notes, where the cell states none
+   * (Llama 4 Maverick's "MoE in every second layer (interleave_moe_layer_step 2)" in an
+   * audit's notes was read as every layer MoE: +48%, audit of 7 Dec) */
+  if (moe->moe_every == 0)
+    {
+      const gint64 in_model = res_pub_moe_every_in_text (model_cell);
+      const gint64 every = in_model > 0 ? in_model : res_pub_moe_every_in_text (notes);
+      if (every >= 2)
+        {
+          moe->moe_every = (guint64) every;
+          moe->every_from = in_model > 0 ? "the model cell" : "the notes";
+        }
+    }
   /* etp: the moe cell's, else the ep cell's, else the notes' */
   const gint64 in_ep = res_pub_moe_etp_in_text (ep_cell);
   const gint64 in_notes = res_pub_moe_etp_in_text (notes);

@@ -495,8 +495,9 @@ res_pub_moe_describe (const ResPubMoe *moe)
   if (moe->dense_layers > 0)
     g_string_append_printf (s, ", %" G_GUINT64_FORMAT " dense layers", moe->dense_layers);
   if (moe->moe_every > 1)
-    g_string_append_printf (s, ", MoE every %" G_GUINT64_FORMAT " layers (the others dense)",
-                            moe->moe_every);
+    g_string_append_printf (s, ", MoE every %" G_GUINT64_FORMAT " layers (the others dense%s%s)",
+                            moe->moe_every, moe->every_from != NULL ? "; from " : "",
+                            moe->every_from != NULL ? moe->every_from : "");
   if (moe->mla)
     g_string_append_printf (s, ", MLA (q_lora %" G_GUINT64_FORMAT ", kv_lora %"
                             G_GUINT64_FORMAT ")", moe->q_lora, moe->kv_lora);

@@ -125,7 +125,7 @@ typedef struct {
   gboolean         pad_to_capacity;          /* pad=1: token drop and pad */
   /* Where res_pub_moe_read_row found a field the cell leaves unstated (static: "the ep
    * cell", "the notes", "the model cell"; NULL: the cell's own, or not stated) */
-  const char      *etp_from, *routing_from, *drop_from;
+  const char      *etp_from, *routing_from, *drop_from, *every_from;
   guint64          etp_other;                /* an etp the ep cell or notes state that
                                               * differs from the cell's (which wins); 0 */
   const char      *etp_other_from;
@@ -199,11 +199,18 @@ int         res_pub_moe_forced_in_text (const char *text);
  * baselines") and a table's label of one figure are neither. */
 int         res_pub_moe_token_drop_in_text (const char *text, double *capacity,
                                             gboolean *pad);
+/* The MoE layer interval a text states (Llama 4 Maverick's alternating layers), in a
+ * sentence that names MoE or experts: a config key with its value
+ * ("interleave_moe_layer_step 2", "moe_layer_freq=2", "--moe-layer-freq 2"), or words
+ * ("MoE in every second layer", "every other layer", "alternating dense and MoE layers",
+ * "every 4th layer", "every 3 layers"); 2 and up, 0 where none (or a step of 1). */
+gint64      res_pub_moe_every_in_text  (const char *text);
 /* Fills what a present cell leaves unstated from the row's other cells, noting where
- * (etp_from, routing_from, drop_from): etp from the ep cell, else the notes; forced
- * routing and token drop from the model cell, else the notes (token drop only where the
- * cell says neither a capacity factor nor dropless: no_drop). An etp the text states
- * that differs from the cell's goes in etp_other. */
+ * (etp_from, routing_from, drop_from, every_from): etp from the ep cell, else the notes;
+ * forced routing and token drop from the model cell, else the notes (token drop only
+ * where the cell says neither a capacity factor nor dropless: no_drop); the MoE layer
+ * interval (moe_every) from the model cell, else the notes. An etp the text states that
+ * differs from the cell's goes in etp_other. */
 void        res_pub_moe_read_row       (ResPubMoe *moe, const char *ep_cell,
                                         const char *model_cell, const char *notes);
 /* Where a plan whose etp is unstated (the TP degree) does not fold its experts onto a

@@ -710,6 +710,42 @@ test_moe_every (void)
       else
         g_assert_cmpuint (got.total, >, want.total);
     }
+
+  /* the interval from the notes, where the cell states none (an audit's DGX Cloud
+   * Maverick row, "MoE in every second layer (interleave_moe_layer_step 2 ...)", was read
+   * as every layer MoE: +48%); words only in a sentence that names MoE or experts */
+  static const struct { const char *text; gint64 every; } texts[] = {
+    { "Maverick: MoE in every second layer (interleave_moe_layer_step 2: 24 MoE layers)", 2 },
+    { "interleave_moe_layer_step=2", 2 },
+    { "--moe-layer-freq 4", 4 },
+    { "experts in every other layer", 2 },
+    { "alternating dense and MoE layers.", 2 },
+    { "MoE every 4th layer", 4 },
+    { "an MoE layer every 3 layers", 3 },
+    { "recompute every other layer; MoE everywhere", 0 },   /* not about the MoE layers */
+    { "moe_layer_freq 1", 0 },
+    { "", 0 },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (texts); i++)
+    if (res_pub_moe_every_in_text (texts[i].text) != texts[i].every)
+      g_error ("'%s': %" G_GINT64_FORMAT ", want %" G_GINT64_FORMAT, texts[i].text,
+               res_pub_moe_every_in_text (texts[i].text), texts[i].every);
+  g_autofree char *with_notes = NULL;
+  {
+    /* the Maverick row above with a notes column */
+    const char *h2 = "row_id,model,gpu_type,n_gpus,n_layers,hidden,n_heads,n_kv_heads,"
+                     "ffn_hidden,vocab,seq_len,tp,pp,ep,global_batch,step_time_s,moe,notes\n";
+    with_notes = g_strdup_printf (
+      "%s1,Llama 4 Maverick,H100-SXM-80GB,64,48,5120,40,8,16384,202048,8192,1,1,64,64,1.0,"
+      "\"experts=128;top_k=1;moe_ffn=8192;shared_experts=1;head_dim=128\","
+      "\"Maverick: MoE in every second layer (interleave_moe_layer_step 2)\"\n", h2);
+  }
+  g_autoptr (ResCsv) ncsv = res_csv_parse (with_notes, -1, "inline", NULL);
+  g_autoptr (ResPublishedCase) nm = res_published_case_new (ncsv, 0);
+  if (!nm->ready)
+    g_error ("maverick from notes: %s", nm->skip_reason);
+  g_assert_cmpuint (model_spec_n_moe_layers (nm->model), ==, 24);
+  g_assert_cmpstr (nm->moe.every_from, ==, "the notes");
 }
 
 
