@@ -4570,6 +4570,14 @@ map_recompute_as (ResPublishedCase *c, const char *text, const char *whole, cons
           c->recompute_why = remat_policies[i].why;
         }
     }
+  /* an off answer whose qualifier names no kind ("False (Activation Checkpointing
+   * column)", "off (checkpoint=False)"): none, before the rules below that take
+   * checkpointing named anywhere in the cell for a yes (llm-foundry's H100 table rows,
+   * transcribed with the column's name, read as full: audit of 7 Dec); an off answer that
+   * then names a kind is the qualifier rule's skip, below */
+  else if (q != NULL && !yes && !said_yes && !starts_with_ci (q, "full")
+           && !starts_with_ci (q, "selective"))
+    *out = PLAN_RECOMPUTE_NONE;
   /* every N-th layer (N > 1) checkpointed whole: full over those layers (map_plan sets
    * the plan's recompute_every); "activation checkpointing every 2 layers" was read as
    * every layer, "every other layer" was not recognised */

@@ -2208,6 +2208,10 @@ test_recompute (void)
     /* a yes/no answer with a qualifier (not recognised before): off -> none whatever
      * the qualifier explains; yes -> the kind the qualifier names, else full as "yes" */
     { "off (checkpoint=False)", PLAN_RECOMPUTE_NONE },
+    /* the column's name as the qualifier of an off answer (llm-foundry's H100 table,
+     * audit of 7 Dec: read as full by the name); a yes with it stays full */
+    { "False (Activation Checkpointing column)", PLAN_RECOMPUTE_NONE },
+    { "True (Activation Checkpointing column)", PLAN_RECOMPUTE_FULL },
     { "false (see notes)", PLAN_RECOMPUTE_NONE },
     { "disabled; see notes", PLAN_RECOMPUTE_NONE },
     { "Off, as in the paper", PLAN_RECOMPUTE_NONE },
