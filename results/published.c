@@ -2177,6 +2177,20 @@ node_note (gint64 node_gpus)
                        : g_strdup ("");
 }
 
+/* A convention cell that calls its figure a model FLOPs utilization ("MFU" as a word,
+ * "model FLOPs utilization") */
+static gboolean
+names_mfu (const char *cell)
+{
+  if (contains_ci (cell, "model flops utili") || contains_ci (cell, "model flop utili"))
+    return TRUE;
+  g_autofree char *low = g_ascii_strdown (cell, -1);
+  for (const char *p = strstr (low, "mfu"); p != NULL; p = strstr (p + 3, "mfu"))
+    if ((p == low || !g_ascii_isalnum (p[-1])) && !g_ascii_isalnum (p[3]))
+      return TRUE;
+  return FALSE;
+}
+
 /* A flops_convention cell that says its formula is not given ("formula not printed", "not
  * published", "not given on the page", "not shown", "not specified", "not provided", "not
  * disclosed"): no count of its own (the NeMo long-sequence tables' "NeMo model TFLOPS /
@@ -2309,15 +2323,18 @@ map_measured_cells (ResPublishedCase *c, const ResCsv *csv, guint row, double to
       /* An MFU counts model FLOPs, the recomputed forward left out (Chowdhery et al.
        * 2022, Appendix B; Korthikanti et al. 2022 sec. 5: "model FLOPs utilization ...
        * without recomputation"). Narayanan et al.'s SC'21 count (96 B s l h^2 ...) holds
-       * the full recompute's extra forward: an MFU said to follow it, where the cell
-       * does not say the recompute is counted, is read with the same count less that
-       * forward, Korthikanti et al.'s 72 form (MegaScale, NSDI'24, Table 2: "MFU ...
-       * citing Narayanan et al."; its 530B MFUs agree with the 72 form at 312 TFLOP/s
-       * within 1.5%, and with the 96 form read 30% apart: audit of 7 Dec) */
+       * the full recompute's extra forward: a figure the convention cell calls an MFU
+       * and says follows Narayanan et al. by name only (not their 96 formula written
+       * out, nor a recompute or HFU said counted: SC'21's own "% of peak" is of that
+       * count) is read with the same count less that forward, Korthikanti et al.'s 72
+       * form (MegaScale, NSDI'24, Table 2: "MFU ... citing Narayanan et al."; its 530B
+       * MFUs agree with the 72 form at 312 TFLOP/s within 1.5%, and with the 96 form
+       * read 30% apart: audit of 7 Dec) */
       double mfu_fpt = flops_per_token;
       const char *mfu_conv = conv;
-      if (c->convention == MODEL_FLOPS_MEGATRON96 && !c->flops_6n
-          && !contains_ci (conv_cell, "recomput") && !contains_ci (conv_cell, "HFU"))
+      if (c->convention == MODEL_FLOPS_MEGATRON96 && !c->flops_6n && names_mfu (conv_cell)
+          && !contains_ci (conv_cell, "recomput") && !contains_ci (conv_cell, "HFU")
+          && !contains_ci (conv_cell, "96"))
         {
           mfu_fpt = model_spec_flops_per_token (c->model, c->model->max_positions,
                                                 MODEL_FLOPS_MEGATRON72);

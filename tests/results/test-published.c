@@ -328,9 +328,10 @@ test_map_convention_from_stack (void)
  * at 312 TFLOP/s):
  *  - an MFU whose count cites Narayanan et al. is of model FLOPs, the recompute left out:
  *    Korthikanti's 72 form, 72 x 16 x 1,048,576 x (1 + 1/6 + 1/12) = 1,509,949,440 FLOP a
- *    token, step = 1,509,949,440 x 65,536 / (0.50 x 312e12 x 8) = 0.0792917 s; a cell
- *    that says the recompute is counted keeps the 96 form, 1,979,711,488 FLOP a token,
- *    0.1039602 s;
+ *    token, step = 1,509,949,440 x 65,536 / (0.50 x 312e12 x 8) = 0.0792917 s, where the
+ *    cell calls it an MFU and cites them by name; a cell that says the recompute is
+ *    counted, or writes their 96 formula out (SC'21's own "% of peak"), keeps the 96
+ *    form, 1,979,711,488 FLOP a token, 0.1039602 s;
  *  - "formula not given on the page" says no count, as "not printed": the stack's own;
  *  - ZeRO-2 on Megatron-LM is its distributed optimizer: megatron-core, zero1 (the 2021
  *    stack refused zero2; megatron-core's zero2 would reduce-scatter every micro-batch);
@@ -359,7 +360,10 @@ test_map_audit_forms (void)
     "7,GPT 1B,A100-SXM-80GB,8,16,1024,16,16384,1024,2,2,2,One (see notes),64,full,fp16,NeMo,,,"
     "100,Megatron-Core num_floating_point_operations\n"
     "8,GPT 1B,A100-SXM-80GB,8,16,1024,16,16384,1024,2,2,2,one node,64,full,fp16,NeMo,,,100,"
-    "Megatron-Core num_floating_point_operations\n";
+    "Megatron-Core num_floating_point_operations\n"
+    "9,GPT 1B,A100-SXM-80GB,8,16,1024,16,16384,1024,2,2,2,2,64,full,fp16,Megatron-LM,,50,,"
+    "\"Narayanan et al. SC'21: 96*B*s*L*h^2*(1+s/(6h)+V/(16Lh)); % of the 312 TFLOP/s "
+    "peak\"\n";
   g_autoptr (ResCsv) csv = res_csv_parse (text, -1, "inline", NULL);
   g_assert_nonnull (csv);
   g_autoptr (ResPublishedCase) c1 = case_for (csv, "1");
@@ -370,6 +374,11 @@ test_map_audit_forms (void)
   g_assert_null (c2->skip_reason);
   g_assert_cmpstr (c2->measured_source, ==, "mfu_pct (megatron96)");
   assert_rel (c2->measured_step_s, 0.10396023403651282, 1e-12);
+  /* SC'21's own "% of peak", its 96 formula written out and no MFU named: that count */
+  g_autoptr (ResPublishedCase) c9 = case_for (csv, "9");
+  g_assert_null (c9->skip_reason);
+  g_assert_cmpstr (c9->measured_source, ==, "mfu_pct (megatron96)");
+  assert_rel (c9->measured_step_s, 0.10396023403651282, 1e-12);
   g_autoptr (ResPublishedCase) c3 = case_for (csv, "3");
   g_assert_null (c3->skip_reason);
   g_assert_cmpint (c3->convention, ==, MODEL_FLOPS_MCORE);
