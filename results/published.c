@@ -98,13 +98,39 @@ group_separator (const char *p)
   return 0;
 }
 
+/* Whether a word after a number that binds to the number just before it starts at `p`
+ * (after spaces): the singular "token" or "tok" before another word ("512 token
+ * sequences": sequences of 512 tokens, an adjective of the 512, not a count) */
+static gboolean
+binds_to_group (const char *p)
+{
+  while (*p == ' ')
+    p++;
+  static const char *const words[] = { "token", "tok" };
+  for (guint i = 0; i < G_N_ELEMENTS (words); i++)
+    {
+      const gsize n = strlen (words[i]);
+      if (g_ascii_strncasecmp (p, words[i], n) == 0 && p[n] == ' ' && g_ascii_isalpha (p[n + 1]))
+        return TRUE;
+    }
+  return FALSE;
+}
+
 /* Whether `p` is a thousands group after a separator of `sep` bytes: the separator, then
- * exactly three digits and no fourth */
+ * exactly three digits and no fourth. After a space (not a comma) the group must also end
+ * the number: a letter or '-' after it binds the digits to what follows ("192 512-token
+ * sequences" is 192 sequences of 512 tokens, it was read as 192,512), as does a singular
+ * "token" word (binds_to_group: "192 512 token sequences"). */
 static gboolean
 thousands_group (const char *p, gsize sep)
 {
-  return sep > 0 && g_ascii_isdigit (p[sep]) && g_ascii_isdigit (p[sep + 1])
-         && g_ascii_isdigit (p[sep + 2]) && !g_ascii_isdigit (p[sep + 3]);
+  if (!(sep > 0 && g_ascii_isdigit (p[sep]) && g_ascii_isdigit (p[sep + 1])
+        && g_ascii_isdigit (p[sep + 2]) && !g_ascii_isdigit (p[sep + 3])))
+    return FALSE;
+  if (*p == ',')
+    return TRUE;
+  const char after = p[sep + 3];
+  return after == '\0' || (!g_ascii_isalnum (after) && after != '-' && !binds_to_group (p + sep + 3));
 }
 
 /* The leading number of a cell and where it ends: thousands separators read ("8,192",

@@ -3294,6 +3294,16 @@ test_spaced_thousands (void)
         g_error ("%s '%s': %s, expected refused as garbled", bad[i].column, bad[i].cell,
                  c->ready ? "read" : c->skip_reason);
     }
+  /* a group that binds to the word after it is no thousands group: "192 512-token
+   * sequences" is 192 sequences of 512 tokens (it was read as 192,512 and skipped as not
+   * divisible); "192 512 token sequences" is refused rather than read as 192,512 */
+  g_autoptr (ResPublishedCase) hyph = num_row ("512", "192 512-token sequences", "");
+  if (!hyph->ready || hyph->plan.global_batch != 192)
+    g_error ("global_batch '192 512-token sequences': %d (%s), expected 192",
+             hyph->plan.global_batch, hyph->skip_reason ? hyph->skip_reason : "");
+  g_autoptr (ResPublishedCase) word = num_row ("512", "192 512 token sequences", "");
+  g_assert_false (word->ready);
+  g_assert_nonnull (strstr (word->skip_reason, "grouped by spaces"));
 }
 
 /* A global_batch given per GPU, device, rank or accelerator is the batch of one
