@@ -2163,30 +2163,86 @@ utilisation_peak (const ResPublishedCase *c, const ResCsv *csv, guint row, gbool
   return peak;
 }
 
-/* The GPUs a per-GPU rate cell's figure is over: 1, or where the cell says it is a node's
- * ("96,000 per node", "12000 (per node)", "96K tokens/s/node", "per server", "per host";
- * these were read as a GPU's rate, 8 times too high on 8-GPU nodes) the GPUs of one
- * server of the row's own cluster (row_device's: the preset its gpu_type maps to, under
- * a --cluster too), at most n_gpus (a run on part of a node: the node's rate is the
- * run's). A cell that names GPUs before the node ("12,000 (8 GPUs per node)") is a GPU's
- * figure with its node described. */
+/* Whether the word at `p` (`n` bytes, lower case) is a unit word that may stand between a
+ * rate's figure and its "per node": a magnitude ("96K"), tokens, seconds, FLOP/s ("96K
+ * tokens/s/node", "3.2 PFLOP/s per node") */
+static gboolean
+rate_unit_word (const char *p, gsize n)
+{
+  static const char *const words[] = {
+    "k", "m", "b", "thousand", "million", "tokens", "token", "tok", "toks", "tkn", "s",
+    "sec", "second", "seconds", "tflop", "tflops", "tf", "teraflop", "teraflops", "pflop",
+    "pflops", "pf", "petaflop", "petaflops", "gflop", "gflops", "flop", "flops", "hfu",
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (words); i++)
+    if (strlen (words[i]) == n && strncmp (p, words[i], n) == 0)
+      return TRUE;
+  return FALSE;
+}
+
+/* The GPUs a per-GPU rate cell's figure is over: 1, or where the cell says its leading
+ * figure is a node's ("96,000 per node", "12000 (per node)", "96K tokens/s/node", "3200
+ * TFLOP/s per server", "per host"; these were read as a GPU's rate, 8 times too high on
+ * 8-GPU nodes) the GPUs of one server of the row's own cluster (row_device's: the preset
+ * its gpu_type maps to, under a --cluster too), at most n_gpus (a run on part of a node:
+ * the node's rate is the run's). The node must follow the figure directly, past unit
+ * words only (rate_unit_word): a bracket or clause that gives its own figure per node
+ * ("465.9 (3.7 PFLOP/s per node)", "12,000 (8 GPUs per node)", "2000 (per device; 8
+ * devices per node)") or a figure said to be a GPU's first ("2000 per H100 (16K per
+ * node)") leaves the leading figure a GPU's; these were divided by 8. */
 static gint64
 rate_node_gpus (const ResPublishedCase *c, const ResCsv *csv, guint row, const char *column)
 {
   g_autofree char *t = g_ascii_strdown (get (csv, row, column), -1);
+  double v;
+  const char *p = leading_number (t, &v);
+  if (p == NULL)
+    return 1;
   static const char *const units[] = { "node", "server", "host" };
-  const char *at = NULL;
-  for (guint i = 0; i < G_N_ELEMENTS (units) && at == NULL; i++)
-    for (const char *p = strstr (t, units[i]); p != NULL && at == NULL;
-         p = strstr (p + 1, units[i]))
-      {
-        gsize n = strlen (units[i]);
-        if (g_ascii_isalpha (p[n]) && !(p[n] == 's' && !g_ascii_isalpha (p[n + 1])))
+  gboolean node = FALSE, slash = FALSE;
+  while (!node && *p != '\0')
+    {
+      if (*p == ' ' || (*p == '(' && !slash))
+        {
+          p++;
           continue;
-        if ((p - t >= 4 && strncmp (p - 4, "per ", 4) == 0) || (p - t >= 1 && p[-1] == '/'))
-          at = p;
-      }
-  if (at == NULL || g_strstr_len (t, at - t, "gpu") != NULL)
+        }
+      if (*p == '/')
+        {
+          slash = TRUE;
+          p++;
+          continue;
+        }
+      if (!g_ascii_isalpha (*p))
+        break;
+      const char *w = p;
+      while (g_ascii_isalpha (*p))
+        p++;
+      const gsize n = (gsize) (p - w);
+      /* "per" then the node; "per second" a unit; "per GPU", "per H100": a GPU's */
+      gboolean per = n == 3 && strncmp (w, "per", 3) == 0 && *p == ' ';
+      const char *u = w;
+      gsize un = n;
+      if (per)
+        {
+          u = p + 1;
+          un = 0;
+          while (g_ascii_isalpha (u[un]))
+            un++;
+        }
+      if (per || slash)
+        for (guint i = 0; i < G_N_ELEMENTS (units); i++)
+          if (un == strlen (units[i]) && strncmp (u, units[i], un) == 0
+              && !g_ascii_isalnum (u[un]))
+            node = TRUE;
+      if (node)
+        break;
+      if (!rate_unit_word (u, un))
+        break;
+      p = u + un;
+      slash = FALSE;
+    }
+  if (!node)
     return 1;
   g_autoptr (TopoCluster) own = NULL;
   row_device (c, csv, row, &own);

@@ -393,7 +393,10 @@
  *                                 rate ("96,000 per node", "12000 (per node)", "/node",
  *                                 "per server") / the GPUs of a server of the row's
  *                                 cluster (at most n_gpus), said in the source; the same
- *                                 for a node's tflops_per_gpu ("3200 per node")
+ *                                 for a node's tflops_per_gpu ("3200 per node"); only
+ *                                 where the node follows the leading figure past unit
+ *                                 words: "465.9 (3.7 PFLOP/s per node)", "2000 per H100
+ *                                 (16K per node)" are a GPU's
  *   "tflops_per_gpu (HFU: ...)"   a tflops_per_gpu cell labelled HFU ("500 (HFU, incl.
  *                                 recompute)"): hardware TFLOP/s, so hw_flops / n_gpus /
  *                                 (tflops_per_gpu x 1e12), hw_flops the step program's

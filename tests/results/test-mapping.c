@@ -4136,6 +4136,17 @@ test_rate_per_node (void)
     /* 4 GPUs of an 8-GPU server: the node's rate is the run's, 48,000 / 4 = 12,000 a GPU:
      * 65,536 / (12,000 x 4) = 1.3653 s */
     { "H100-SXM-80GB", 4, "tokens_per_s_per_gpu", "48,000 per node", 65536.0 / (12000 * 4) },
+    /* the node only where it follows the leading figure, past unit words */
+    { "H100-SXM-80GB", 16, "tokens_per_s_per_gpu", "96000 tokens per second per node",
+      65536.0 / (12000 * 16) },
+    { "H100-SXM-80GB", 16, "tokens_per_s_per_gpu", "96000/node", 65536.0 / (12000 * 16) },
+    /* a bracket or later clause that gives its own figure per node, or a leading figure
+     * said to be a device's or an H100's: a GPU's rate (these were divided by 8: 2,000
+     * tokens/s a GPU, 65,536 / (2,000 x 16) = 2.048 s, read as 16.384 s) */
+    { "H100-SXM-80GB", 16, "tokens_per_s_per_gpu", "2000 (per device; 8 devices per node)",
+      65536.0 / (2000 * 16) },
+    { "H100-SXM-80GB", 16, "tokens_per_s_per_gpu", "2000 per H100 (16K per node)",
+      65536.0 / (2000 * 16) },
   };
   for (guint i = 0; i < G_N_ELEMENTS (rows); i++)
     {
@@ -4157,6 +4168,16 @@ test_rate_per_node (void)
   if (!node->ready || fabs (node->measured_step_s / gpu->measured_step_s - 1) > 1e-12)
     g_error ("tflops_per_gpu '3200 per node': %g s, expected %g (%s)", node->measured_step_s,
              gpu->measured_step_s, node->skip_reason ? node->skip_reason : "");
+  /* a TFLOP/s figure whose bracket gives the node's own in PFLOP/s is a GPU's: the step
+   * of "465.9" (it was divided by 8, a step 8 times too long) */
+  g_autoptr (ResPublishedCase) g466 = approx_row ("tflops_per_gpu", "", "465.9");
+  g_autoptr (ResPublishedCase) aside = approx_row ("tflops_per_gpu", "",
+                                                   "465.9 (3.7 PFLOP/s per node)");
+  g_assert_true (g466->ready);
+  if (!aside->ready || fabs (aside->measured_step_s / g466->measured_step_s - 1) > 1e-12)
+    g_error ("tflops_per_gpu '465.9 (3.7 PFLOP/s per node)': %g s, expected %g (%s)",
+             aside->measured_step_s, g466->measured_step_s,
+             aside->skip_reason ? aside->skip_reason : "");
   /* the explain line says so */
   g_autofree char *e = explain_one (
     "row_id,model,gpu_type,n_gpus,n_layers,hidden,n_heads,vocab,seq_len,tp,pp,"
