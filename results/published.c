@@ -316,25 +316,65 @@ cell_tflops (const char *cell, double *out)
   return TRUE;
 }
 
-/* Whether a figure's cell labels it hardware FLOPs utilisation: "HFU" as a word of its own
- * ("52 (HFU)", "500 (HFU, incl. recompute)", "52% HFU"), not said otherwise ("not HFU",
- * "no HFU"). Such a figure counts the recomputed forward too; it was read as a model-FLOPs
- * MFU or TFLOP/s, a step too short by the recomputed share. */
+/* Whether a figure's cell labels its leading figure hardware FLOPs utilisation: "HFU" or
+ * "hardware FLOPs" as the first word after the figure, past its unit ("%", "TFLOP/s") and
+ * an opening bracket: "52 (HFU)", "52 HFU", "52% HFU", "500 (HFU, incl. recompute)",
+ * "395.76 TFLOP/s (HFU)". Such a figure counts the recomputed forward too; it was read as
+ * a model-FLOPs MFU or TFLOP/s, a step too short by the recomputed share. Not a label of
+ * the leading figure: an HFU with its own number ("47 (HFU 62)", "HFU: 62"), one said
+ * otherwise ("not HFU", "non-HFU", "no HFU"), or any other word first ("47 (MFU; HFU not
+ * reported)", "465.9 (model FLOPs; HFU 620)"); these were read as HFU wherever the cell
+ * named it. */
 static gboolean
 cell_hfu (const char *cell)
 {
   g_autofree char *t = g_ascii_strdown (cell, -1);
-  for (const char *h = strstr (t, "hfu"); h != NULL; h = strstr (h + 3, "hfu"))
+  double v;
+  const char *p = leading_number (t, &v);
+  if (p == NULL)
+    return FALSE;
+  /* past the figure's unit: "%", "TFLOP/s", "TFLOPS", "PF" (tflops_unit_factor's words) */
+  for (;;)
     {
-      if ((h > t && g_ascii_isalnum (h[-1])) || g_ascii_isalnum (h[3]))
-        continue;
-      if ((h - t >= 4 && strncmp (h - 4, "not ", 4) == 0)
-          || (h - t >= 3 && strncmp (h - 3, "no ", 3) == 0
-              && (h - t == 3 || !g_ascii_isalnum (h[-4]))))
-        continue;
-      return TRUE;
+      while (*p == ' ' || *p == '%' || *p == '(')
+        p++;
+      const char *w = p;
+      while (g_ascii_isalpha (*p) || *p == '/')
+        p++;
+      const gsize n = (gsize) (p - w);
+      static const char *const units[] = {
+        "tflop/s", "tflops", "tflop", "tf", "pflop/s", "pflops", "pf", "gflop/s", "gflops",
+        "teraflop/s", "teraflops", "petaflop/s", "petaflops",
+      };
+      gboolean unit = FALSE;
+      for (guint i = 0; i < G_N_ELEMENTS (units) && !unit; i++)
+        unit = n == strlen (units[i]) && strncmp (w, units[i], n) == 0;
+      if (!unit)
+        {
+          p = w;
+          break;
+        }
     }
-  return FALSE;
+  const char *after = NULL;
+  if (g_str_has_prefix (p, "hfu") && !g_ascii_isalnum (p[3]))
+    after = p + 3;
+  else
+    {
+      static const char *const labels[] = { "hardware flop", "hw flop" };
+      for (guint i = 0; i < G_N_ELEMENTS (labels) && after == NULL; i++)
+        if (g_str_has_prefix (p, labels[i]))
+          {
+            after = p + strlen (labels[i]);
+            while (g_ascii_isalpha (*after) || *after == '/')
+              after++;
+          }
+    }
+  if (after == NULL)
+    return FALSE;
+  /* "HFU 62", "HFU: 62%", "HFU = 62": a figure of its own */
+  while (*after == ' ' || *after == ':' || *after == '=' || *after == '~')
+    after++;
+  return !(g_ascii_isdigit (*after) || (*after == '.' && g_ascii_isdigit (after[1])));
 }
 
 /* A positive whole count; FALSE when missing, fractional or < 1. */

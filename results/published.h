@@ -398,8 +398,11 @@
  *                                 words: "465.9 (3.7 PFLOP/s per node)", "2000 per H100
  *                                 (16K per node)" are a GPU's
  *   "tflops_per_gpu (HFU: ...)"   a tflops_per_gpu cell labelled HFU ("500 (HFU, incl.
- *                                 recompute)"): hardware TFLOP/s, so hw_flops / n_gpus /
- *                                 (tflops_per_gpu x 1e12), hw_flops the step program's
+ *                                 recompute)", "500 HFU"; the label right after the
+ *                                 figure, not "HFU 620", "non-HFU" or "model FLOPs; HFU
+ *                                 ...", which leave it model FLOPs): hardware TFLOP/s,
+ *                                 so hw_flops / n_gpus / (tflops_per_gpu x 1e12),
+ *                                 hw_flops the step program's
  *                                 hardware FLOPs of the row's plan (the recomputed forward
  *                                 counted; what the predicted HFU is taken from); no
  *                                 convention needed;
@@ -408,7 +411,8 @@
  *   "mfu_pct (CONV)"              the same with tflops = mfu_pct / 100 x peak, the peak of
  *                                 the preset's device in the row's precision; an
  *                                 mfu_pct below 1 without "%" -> skipped (a fraction).
- *   "mfu_pct (HFU: ...)"          an mfu_pct labelled HFU ("52 (HFU)"), else
+ *   "mfu_pct (HFU: ...)"          an mfu_pct labelled HFU ("52 (HFU)", "52% hardware
+ *                                 FLOPs"; not "47 (HFU 62)", "47 (MFU; HFU ...)"), else
  *   "hfu_pct (HFU: ...)"          the hfu_pct cell: hw_flops / n_gpus / (HFU / 100 x peak),
  *                                 the peak as for mfu_pct (below 1 without "%": skipped);
  *                                 "(HFU: recomputed forward counted)" in the source.

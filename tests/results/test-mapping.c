@@ -4108,6 +4108,39 @@ test_hfu_measured (void)
   /* "not HFU" is no label: the MFU as before (no convention here: no figure) */
   g_autoptr (ResPublishedCase) not_hfu = hfu_row ("full", "40 (not HFU)", "", "");
   g_assert_false (not_hfu->ready);
+  /* HFU labels the leading figure only right after it: one with its own number, one
+   * negated, or MFU / model FLOPs named first leave the figure model FLOPs, read as the
+   * bare figure with PaLM's count (these were read as HFU wherever the cell named it) */
+  static const struct { const char *column, *cell, *bare; } model[] = {
+    { "mfu_pct", "47 (HFU 62)", "47" },
+    { "mfu_pct", "47 (MFU; HFU not reported)", "47" },
+    { "tflops_per_gpu", "465.9 (model FLOPs; HFU 620)", "465.9" },
+    { "tflops_per_gpu", "465.9 (non-HFU, model FLOPs)", "465.9" },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (model); i++)
+    {
+      g_autoptr (ResPublishedCase) bare = NULL, c = NULL;
+      for (guint k = 0; k < 2; k++)
+        {
+          g_autofree char *text = g_strdup_printf (
+            "row_id,model,gpu_type,n_gpus,n_layers,hidden,n_heads,vocab,seq_len,tp,pp,"
+            "global_batch,recompute,flops_convention,%s\n"
+            "1,GPT,H100-SXM-80GB,16,16,1024,16,16384,1024,2,1,64,full,PaLM,\"%s\"\n",
+            model[i].column, k == 0 ? model[i].bare : model[i].cell);
+          (k == 0 ? &bare : &c)[0] = case_of (text);
+        }
+      g_assert_true (bare->ready);
+      if (!c->ready || fabs (c->measured_step_s / bare->measured_step_s - 1) > 1e-12
+          || strstr (c->measured_source, "HFU") != NULL)
+        g_error ("%s '%s': %g s from %s, expected %g s (%s)", model[i].column, model[i].cell,
+                 c->measured_step_s, c->measured_source ? c->measured_source : "-",
+                 bare->measured_step_s, c->skip_reason ? c->skip_reason : "");
+    }
+  /* "hardware FLOPs" right after the figure labels it as "HFU" does */
+  g_autoptr (ResPublishedCase) hw = hfu_row ("full", "40 (hardware FLOPs utilisation)", "", "");
+  if (!hw->ready || fabs (hw->measured_step_s / full->measured_step_s - 1) > 1e-9)
+    g_error ("mfu '40 (hardware FLOPs utilisation)': %g s, expected %g s (%s)",
+             hw->measured_step_s, full->measured_step_s, hw->skip_reason ? hw->skip_reason : "");
   /* a fraction for a percentage, as for mfu_pct */
   g_autoptr (ResPublishedCase) frac = hfu_row ("none", "", "", "0.4");
   g_assert_false (frac->ready);
