@@ -6615,6 +6615,113 @@ batch_from_accumulation (ResPublishedCase *c, const ResCsv *csv, guint row, gint
   return TRUE;
 }
 
+/* The product a batch per unit writes out after its unit ("4 per GPU x 8 GPUs x 2
+ * nodes", "4 per GPU x 8 GPUs per node x 6 nodes", "16 per node x 2 nodes"), from `p`
+ * just past the unit: `each` x every factor, each a whole count of GPUs, devices, ranks,
+ * accelerators, nodes, servers or hosts (a "per node" after one is its description).
+ * 1: *out the product and *factors the factors as " x 8 GPUs x 2 nodes" (g_free); 0: no
+ * product written; -1: a factor that names no such count ("x 16", "x 2 epochs") or a
+ * product past G_MAXINT. */
+static int
+batch_product (const char *p, gint64 each, gint64 *out, char **factors)
+{
+  static const char *const units[] = { "gpu", "device", "rank", "accelerator", "node",
+                                       "server", "host" };
+  g_autoptr (GString) why = g_string_new ("");
+  gint64 product = each;
+  guint n = 0;
+  for (;;)
+    {
+      const char *q = p;
+      while (*q == ' ' || *q == ',')
+        q++;
+      const gsize op = (*q == 'x' || *q == 'X' || *q == '*') ? 1
+                       : ((guchar) q[0] == 0xc3 && (guchar) q[1] == 0x97) ? 2 : 0;
+      if (op == 0 || g_ascii_isalpha (q[op]))
+        break;
+      const char *f = q + op;
+      while (*f == ' ')
+        f++;
+      double m;
+      const char *m_end = g_ascii_isdigit (*f) ? leading_number (f, &m) : NULL;
+      if (m_end == NULL)
+        break;   /* "x" and no number: no product */
+      if (!(m >= 1) || m != floor (m) || (double) product * m > (double) G_MAXINT)
+        return -1;
+      while (*m_end == ' ')
+        m_end++;
+      guint u = G_N_ELEMENTS (units);
+      gsize len = 0;
+      for (guint i = 0; i < G_N_ELEMENTS (units) && u == G_N_ELEMENTS (units); i++)
+        {
+          len = strlen (units[i]);
+          if (starts_with_ci (m_end, units[i]))
+            {
+              if (m_end[len] == 's' || m_end[len] == 'S')
+                len++;
+              if (!g_ascii_isalpha (m_end[len]))
+                u = i;
+            }
+        }
+      if (u == G_N_ELEMENTS (units))
+        return -1;
+      product *= (gint64) m;
+      g_string_append_printf (why, " x %.0f %.*s", m, (int) len, m_end);
+      p = m_end + len;
+      /* "8 GPUs per node", "8 GPUs/node": the factor described */
+      const char *d = p;
+      while (*d == ' ')
+        d++;
+      if (starts_with_ci (d, "per ") || *d == '/')
+        {
+          const char *w = d + (*d == '/' ? 1 : 4);
+          while (*w == ' ')
+            w++;
+          for (guint i = 4; i < G_N_ELEMENTS (units); i++)
+            if (starts_with_ci (w, units[i]) && !g_ascii_isalpha (w[strlen (units[i])]))
+              {
+                g_string_append_printf (why, " %.*s", (int) (w + strlen (units[i]) - d), d);
+                p = w + strlen (units[i]);
+                break;
+              }
+        }
+      n++;
+    }
+  if (n == 0)
+    return 0;
+  *out = product;
+  *factors = g_string_free (g_steal_pointer (&why), FALSE);
+  return 1;
+}
+
+/* Whether a batch per GPU (`each`) is a micro-step's: many papers give the batch of one
+ * GPU per micro-step, micro_batch, and accumulate grad_accum of them a step. Where the
+ * grad_accum cell and a micro_batch (not a local batch) are stated: 1 with *ga where the
+ * batch is micro_batch (the global batch is it x dp x grad_accum; it was read x dp, a
+ * step grad_accum times too short); 0 where it is micro_batch x grad_accum (a step's) or
+ * either is not stated; -1, skipped, where it is neither. */
+static int
+batch_unit_accumulation (ResPublishedCase *c, const ResCsv *csv, guint row, gint64 each,
+                         gint64 *ga)
+{
+  gint64 mb;
+  gboolean local;
+  const char *where;
+  if (!cell_count (get (csv, row, "grad_accum"), ga)
+      || micro_batch_stated (csv, row, &mb, &local, &where) <= 0 || local)
+    return 0;
+  if (each == mb)
+    return *ga > 1 ? 1 : 0;
+  if ((double) each == (double) mb * (double) *ga)
+    return 0;
+  skip (c, "global_batch '%s' is a batch per GPU of %" G_GINT64_FORMAT ", neither a "
+        "micro-step's (micro_batch %" G_GINT64_FORMAT ") nor a step's (micro_batch x "
+        "grad_accum = %" G_GINT64_FORMAT " x %" G_GINT64_FORMAT " = %" G_GINT64_FORMAT
+        "): no one global batch (hint: write the global batch, or check micro_batch and "
+        "grad_accum)", get (csv, row, "global_batch"), each, mb, mb, *ga, mb * *ga);
+  return -1;
+}
+
 /* A global_batch cell that gives the batch of one GPU or one node ("8 per GPU", "1M tokens
  * per GPU", "8/device", "4 per rank", "16 per node"; each was read as the global batch).
  * A batch per GPU, device, rank or accelerator is, in papers and configs, the batch of
@@ -6623,8 +6730,11 @@ batch_from_accumulation (ResPublishedCase *c, const ResCsv *csv, guint row, gint
  * / (tp x pp x cp): row_dp). A batch per node is it x the nodes (n_gpus / the cluster's
  * GPUs per server) where each node holds whole replicas (dp a multiple of the nodes);
  * where a replica spans nodes it says no one global batch, and the row is skipped. A
- * product written out ("4 per device x 64 devices", "16 per node x 4 nodes") is that
- * product. The amount is in sequences, or in tokens ("1M tokens per GPU": tokens /
+ * product written out ("4 per device x 8 devices", "2 per GPU x 8 GPUs x 2 nodes", "16
+ * per node x 4 nodes") is that product, every factor (batch_product), checked against
+ * per GPU x dp (or per node x the row's nodes): skipped where they differ. A batch per
+ * GPU equal to a stated micro_batch, grad_accum stated, is a micro-step's: x grad_accum
+ * too (batch_unit_accumulation). The amount is in sequences, or in tokens ("1M tokens per GPU": tokens /
  * seq_len, batch_in_tokens). 1: read, *out in sequences and c->batch_why saying how; 0:
  * the cell is no batch per unit; -1: skipped, saying why. */
 static int
@@ -6713,40 +6823,28 @@ batch_per_unit (ResPublishedCase *c, const ResCsv *csv, guint row, gint64 seq, g
   g_autofree char *amount = tokens ? g_strdup_printf ("%" G_GINT64_FORMAT " sequences (its "
                                                       "tokens / seq_len)", each)
                                    : g_strdup_printf ("%" G_GINT64_FORMAT, each);
-  /* a product written out: "x 64 devices", "* 4 nodes" */
-  {
-    const char *q = p;
-    while (*q == ' ')
-      q++;
-    gsize op = (*q == 'x' || *q == 'X' || *q == '*') ? 1
-               : ((guchar) q[0] == 0xc3 && (guchar) q[1] == 0x97) ? 2 : 0;
-    const char *f = q + op;
-    while (op > 0 && *f == ' ')
-      f++;
-    double m;
-    const char *m_end = op > 0 && g_ascii_isdigit (*f) ? leading_number (f, &m) : NULL;
-    if (m_end != NULL && m >= 1 && m == floor (m))
-      {
-        while (*m_end == ' ')
-          m_end++;
-        gboolean unit_word = FALSE;
-        for (guint i = 0; i < G_N_ELEMENTS (units); i++)
-          if (starts_with_ci (m_end, units[i]) && (i == G_N_ELEMENTS (units) - 1) == node)
-            unit_word = TRUE;
-        if (unit_word)
-          {
-            if ((double) each * m > (double) G_MAXINT)
-              return 0;   /* row_cells_problem's cap is on the cell; this is past it */
-            *out = each * (gint64) m;
-            c->batch_why = g_strdup_printf ("%s per %s x %.0f %ss, as written", amount,
-                                            what, m, what);
-            return 1;
-          }
-      }
-  }
+  /* a product written out: "x 64 devices", "x 8 GPUs x 2 nodes", "x 8 GPUs per node x 6
+   * nodes": every factor (batch_product; it stopped at the first: "2 per GPU x 8 GPUs x 2
+   * nodes" was 16) */
+  gint64 product = 0;
+  g_autofree char *factors = NULL;
+  const int written = batch_product (p, each, &product, &factors);
+  if (written < 0)
+    {
+      skip (c, "global_batch '%s' writes a product with a factor that is no count of GPUs "
+            "or nodes, or too large (hint: write the global batch)",
+            get (csv, row, "global_batch"));
+      return -1;
+    }
   gint64 dp;
   if (!row_dp (c, csv, row, &dp))
     {
+      if (written > 0)
+        {
+          *out = product;
+          c->batch_why = g_strdup_printf ("%s per %s%s, as written", amount, what, factors);
+          return 1;
+        }
       skip (c, "global_batch '%s' is a batch per %s, and the data-parallel ranks it is "
             "multiplied by are not known: dp not stated, nor tp and pp to derive it from "
             "n_gpus (hint: state dp, or write the global batch)",
@@ -6757,13 +6855,54 @@ batch_per_unit (ResPublishedCase *c, const ResCsv *csv, guint row, gint64 seq, g
     {
       if ((double) each * (double) dp > (double) G_MAXINT)
         return 0;
-      *out = each * dp;
-      c->batch_why = g_strdup_printf ("%s per %s x dp %" G_GINT64_FORMAT ": a batch per %s "
-                                      "is per data-parallel replica", amount, what, dp, what);
+      /* the written product is the replicas' batch: per GPU x dp, or the cell says two
+       * things (the GPUs it names are not the row's data-parallel ranks) */
+      if (written > 0 && product != each * dp)
+        {
+          skip (c, "global_batch '%s' writes %" G_GINT64_FORMAT " (%s per %s%s), but a batch "
+                "per %s is per data-parallel replica: %s x dp %" G_GINT64_FORMAT " = %"
+                G_GINT64_FORMAT " (hint: write the global batch, or check dp and n_gpus)",
+                get (csv, row, "global_batch"), product, amount, what, factors, what, amount,
+                dp, each * dp);
+          return -1;
+        }
+      /* a micro-step's or a step's: the micro_batch and grad_accum cells say which */
+      gint64 ga = 0;
+      const int steps = batch_unit_accumulation (c, csv, row, each, &ga);
+      if (steps < 0)
+        return -1;
+      if ((double) each * (double) dp * (double) ga > (double) G_MAXINT)
+        return 0;
+      *out = each * dp * (steps > 0 ? ga : 1);
+      g_autofree char *how = written > 0
+        ? g_strdup_printf ("%s per %s%s = %s x dp %" G_GINT64_FORMAT ", as written", amount,
+                           what, factors, amount, dp)
+        : g_strdup_printf ("%s per %s x dp %" G_GINT64_FORMAT ": a batch per %s is per "
+                           "data-parallel replica", amount, what, dp, what);
+      c->batch_why = steps > 0
+        ? g_strdup_printf ("%s; x grad_accum %" G_GINT64_FORMAT ": the batch per %s is "
+                           "micro_batch's, a micro-step's", how, ga, what)
+        : g_steal_pointer (&how);
       return 1;
     }
   const gint64 per_node = (gint64) topo_cluster_level_size (c->cluster, 0);
   const gint64 nodes = per_node >= 1 && c->n_gpus % per_node == 0 ? c->n_gpus / per_node : 0;
+  /* "16 per node x 2 nodes": as written, where it is the row's nodes or they are not known */
+  if (written > 0 && nodes >= 1 && dp % nodes == 0 && product != each * nodes)
+    {
+      skip (c, "global_batch '%s' writes %" G_GINT64_FORMAT " (%s per node%s), but the row's "
+            "%" G_GINT64_FORMAT " GPUs are %" G_GINT64_FORMAT " nodes of %" G_GINT64_FORMAT
+            ": %s x %" G_GINT64_FORMAT " = %" G_GINT64_FORMAT " (hint: write the global "
+            "batch, or check n_gpus)", get (csv, row, "global_batch"), product, amount,
+            factors, c->n_gpus, nodes, per_node, amount, nodes, each * nodes);
+      return -1;
+    }
+  if (written > 0)
+    {
+      *out = product;
+      c->batch_why = g_strdup_printf ("%s per node%s, as written", amount, factors);
+      return 1;
+    }
   if (nodes < 1 || dp % nodes != 0)
     {
       skip (c, "global_batch '%s' is a batch per node, and a node of %" G_GINT64_FORMAT

@@ -265,7 +265,12 @@
  * |                           |   (the dp cell, else n_gpus / (tp pp cp); neither: skipped); |
  * |                           |   "16 per node" -> x the nodes (n_gpus / the preset's GPUs a |
  * |                           |   server) where each node holds whole replicas, else skipped;|
- * |                           |   a product written out ("4 per device x 64 devices") -> 256;|
+ * |                           |   a product written out -> every factor ("2 per GPU x 8 GPUs |
+ * |                           |   x 2 nodes" -> 32), skipped where it is not per GPU x dp    |
+ * |                           |   (or per node x the row's nodes); a batch per GPU equal to  |
+ * |                           |   a stated micro_batch, with grad_accum stated, is a         |
+ * |                           |   micro-step's -> x dp x grad_accum; neither micro_batch nor |
+ * |                           |   micro_batch x grad_accum -> skipped;                       |
  * |                           |   also after a label: "gbs=128", "GBS 512", "global batch:   |
  * |                           |   1,024"                                                     |
  * | seq_len                   | also after a label: "seq 8192", "seq_len=8K"                 |

@@ -3321,8 +3321,10 @@ test_batch_per_gpu (void)
     /* 1M tokens of 1,024: binary 2^20 / 1,024 = 1,024 sequences (decimal 976.6, not
      * whole); x dp 8 = 8,192 */
     { "1M tokens per GPU", 8192 },
-    /* as written: 4 x 64 = 256; 16 x 2 = 32 */
-    { "4 per device x 64 devices", 256 }, { "16 per node x 2 nodes", 32 },
+    /* as written, where it is per GPU x dp: 4 x 8 = 32; 16 x 2 = 32; every factor: 2 x
+     * 4 x 2 = 16 and 4 x 4 x 2 = 32 (these stopped at the first factor: 8 and 16) */
+    { "4 per device x 8 devices", 32 }, { "16 per node x 2 nodes", 32 },
+    { "2 per GPU x 4 GPUs x 2 nodes", 16 }, { "4 per GPU x 4 GPUs per node x 2 nodes", 32 },
     /* 16 GPUs in nodes of 8 = 2 nodes, each 4 whole replicas of tp 2: 16 x 2 = 32 */
     { "16 per node", 32 },
   };
@@ -3345,6 +3347,11 @@ test_batch_per_gpu (void)
   static const struct { const char *tp, *pp, *batch, *why; } bad[] = {
     { "8", "2", "16 per node", "holds no whole number" },
     { "", "", "8 per GPU", "are not known" },
+    /* a written product that is not per GPU x dp (64 devices, 4 x 64 = 256, on 16 GPUs of
+     * dp 8: 4 x 8 = 32; it was read as 256) or names no GPUs or nodes */
+    { "2", "1", "4 per device x 64 devices", "per data-parallel replica: 4 x dp 8 = 32" },
+    { "2", "1", "16 per node x 4 nodes", "are 2 nodes of 8" },
+    { "2", "1", "2 per GPU x 16", "no count of GPUs or nodes" },
   };
   for (guint i = 0; i < G_N_ELEMENTS (bad); i++)
     {
@@ -3359,6 +3366,62 @@ test_batch_per_gpu (void)
                  bad[i].batch, bad[i].tp, bad[i].pp, c->ready ? "read" : c->skip_reason,
                  bad[i].why);
     }
+}
+
+/* The audit's products on their own rows (tp 1, so dp = n_gpus): "2 per GPU x 8 GPUs x 2
+ * nodes" on 16 GPUs = 32 and "4 per GPU x 8 GPUs per node x 6 nodes" on 48 = 192 (these
+ * stopped at the first factor: 16 and 32). A batch per GPU equal to micro_batch, where
+ * grad_accum is stated, is a micro-step's: x dp x grad_accum. */
+static void
+test_batch_per_gpu_product (void)
+{
+  static const struct { int gpus; const char *batch; int want; } rows[] = {
+    { 16, "2 per GPU x 8 GPUs x 2 nodes", 32 },
+    { 48, "4 per GPU x 8 GPUs per node x 6 nodes", 192 },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (rows); i++)
+    {
+      g_autofree char *t = g_strdup_printf (
+        "row_id,model,gpu_type,n_gpus,n_layers,hidden,n_heads,vocab,seq_len,tp,pp,dp,"
+        "global_batch,step_time_s\n"
+        "1,GPT,H100-SXM-80GB,%d,16,1024,16,16384,1024,1,1,%d,%s,100\n", rows[i].gpus,
+        rows[i].gpus, rows[i].batch);
+      g_autoptr (ResPublishedCase) c = case_of (t);
+      if (!c->ready || c->plan.global_batch != rows[i].want)
+        g_error ("global_batch '%s' on %d GPUs: %d, expected %d (%s)", rows[i].batch,
+                 rows[i].gpus, c->plan.global_batch, rows[i].want,
+                 c->skip_reason ? c->skip_reason : "");
+    }
+  /* 16 GPUs, tp 2: dp 8; micro_batch 2, grad_accum 4. "2 per GPU" is micro_batch's: 2 x 8
+   * x 4 = 64 (it was 2 x 8 = 16 with one micro-batch, grad_accum ignored); "8 per GPU" is
+   * micro_batch x grad_accum, a step's: 8 x 8 = 64; "6 per GPU" is neither: skipped */
+  static const struct { const char *batch; int want; } acc[] = {
+    { "2 per GPU", 64 }, { "8 per GPU", 64 }, { "6 per GPU", 0 },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (acc); i++)
+    {
+      g_autofree char *t = g_strdup_printf (
+        "row_id,model,gpu_type,n_gpus,n_layers,hidden,n_heads,vocab,seq_len,tp,pp,"
+        "micro_batch,grad_accum,global_batch,step_time_s\n"
+        "1,GPT,H100-SXM-80GB,16,16,1024,16,16384,1024,2,1,2,4,%s,100\n", acc[i].batch);
+      g_autoptr (ResPublishedCase) c = case_of (t);
+      if (acc[i].want == 0)
+        {
+          if (c->ready || strstr (c->skip_reason, "neither a micro-step's") == NULL)
+            g_error ("global_batch '%s': %s, expected skipped as neither micro_batch nor a "
+                     "step's", acc[i].batch, c->ready ? "read" : c->skip_reason);
+          continue;
+        }
+      if (!c->ready || c->plan.global_batch != acc[i].want)
+        g_error ("global_batch '%s' (micro_batch 2, grad_accum 4): %d, expected %d (%s)",
+                 acc[i].batch, c->plan.global_batch, acc[i].want,
+                 c->skip_reason ? c->skip_reason : "");
+    }
+  g_autofree char *e = explain_one (
+    "row_id,model,gpu_type,n_gpus,n_layers,hidden,n_heads,vocab,seq_len,tp,pp,"
+    "micro_batch,grad_accum,global_batch,step_time_s\n"
+    "1,GPT,H100-SXM-80GB,16,16,1024,16,16384,1024,2,1,2,4,2 per GPU,100\n");
+  assert_explains (e, "x grad_accum 4: the batch per GPU is micro_batch's, a micro-step's");
 }
 
 static void
@@ -4281,6 +4344,7 @@ main (int argc, char **argv)
   g_test_add_func ("/results/mapping/units-and-ranges", test_units_and_ranges);
   g_test_add_func ("/results/mapping/spaced-thousands", test_spaced_thousands);
   g_test_add_func ("/results/mapping/batch-per-gpu", test_batch_per_gpu);
+  g_test_add_func ("/results/mapping/batch-per-gpu-product", test_batch_per_gpu_product);
   g_test_add_func ("/results/mapping/network-bandwidth", test_network_bandwidth);
   g_test_add_func ("/results/mapping/recipe-as-run", test_recipe_as_run);
   g_test_add_func ("/results/mapping/mi250x-gcds", test_mi250x_gcds);
