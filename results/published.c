@@ -4516,7 +4516,8 @@ negated_before (const char *low, const char *p)
 
 /* Whether the words right after a phrase say it was off: "not stated" (as the whole
  * verdict), "not used", "not enabled", "not set" (a flag), "was not used", "is off", "off",
- * "false", "disabled", "none", "no", "unused", "n/a", after spaces, ':', '=', '-' or '(' */
+ * "false", "disabled", "none", "no", "unused", "n/a", "is unavailable", "not available",
+ * "not supported", "unsupported", after spaces, ':', '=', '-' or '(' */
 static gboolean
 negated_after (const char *a)
 {
@@ -4527,7 +4528,8 @@ negated_after (const char *a)
     a = strchr (a, ' ') + 1;
   static const char *const neg[] = { "not stated", "not used", "not enabled", "not applied",
                                      "not set", "not on", "off", "false", "disabled", "none",
-                                     "no", "unused", "n/a" };
+                                     "no", "unused", "n/a", "unavailable", "not available",
+                                     "not supported", "unsupported" };
   for (guint i = 0; i < G_N_ELEMENTS (neg); i++)
     {
       gsize k = strlen (neg[i]);
@@ -5304,11 +5306,71 @@ sp_reading (const char *cell)
   return -1;
 }
 
+/* Whether the words after a mention at `a` (lower case) say it is not stated: "not
+ * stated", "not given", "not reported", "not specified", "unspecified", "unknown", after
+ * spaces, ':', '=', '-', '(' or "was" / "is" / "were", also past the other items of a list
+ * the mention opens ("sequence-parallel/recompute not stated", "SP and recompute not
+ * stated"). A word that gives a setting ("on", "off", "used", "with", "not" before
+ * anything else) ends the list: "SP on, recompute not stated" states SP. */
+static gboolean
+unstated_after (const char *a)
+{
+  static const char *const unstated[] = { "not stated", "not given", "not reported",
+                                          "not specified", "unspecified", "unknown" };
+  static const char *const verdict[] = { "on", "off", "yes", "no", "not", "used", "unused",
+                                         "enabled", "disabled", "true", "false", "with",
+                                         "without", "set" };
+  for (int words = 0; words < 8; words++)
+    {
+      while (*a == ' ' || *a == ':' || *a == '=' || *a == '(' || *a == '-' || *a == '/'
+             || *a == ',' || *a == '&' || *a == '+')
+        a++;
+      for (guint i = 0; i < G_N_ELEMENTS (unstated); i++)
+        if (g_str_has_prefix (a, unstated[i]) && !g_ascii_isalnum (a[strlen (unstated[i])]))
+          return TRUE;
+      const char *e = a;
+      while (g_ascii_isalnum (*e) || *e == '_' || *e == '-')
+        e++;
+      if (e == a)
+        return FALSE;
+      for (guint i = 0; i < G_N_ELEMENTS (verdict); i++)
+        if ((gsize) (e - a) == strlen (verdict[i]) && strncmp (a, verdict[i], (gsize) (e - a)) == 0)
+          return FALSE;
+      a = e;
+    }
+  return FALSE;
+}
+
+/* Whether the sentence of `low` (split at '.', '!', '?' before a space or the end, and
+ * ';') that holds the mention at `p` names `word` as a word of its own */
+static gboolean
+sentence_names (const char *low, const char *p, const char *word)
+{
+  const char *b = p, *e = p;
+  while (b > low && b[-1] != ';'
+         && !((b[-1] == '.' || b[-1] == '!' || b[-1] == '?') && b[0] == ' '))
+    b--;
+  while (*e != '\0' && *e != ';'
+         && !((*e == '.' || *e == '!' || *e == '?') && (e[1] == ' ' || e[1] == '\0')))
+    e++;
+  const gsize n = strlen (word);
+  for (const char *q = b; q + n <= e; q++)
+    if (strncmp (q, word, n) == 0 && (q == low || !g_ascii_isalnum (q[-1]))
+        && !g_ascii_isalnum (q[n]))
+      return TRUE;
+  return FALSE;
+}
+
 /* What the notes say of sequence parallelism, for an empty cell: 1 named and not said off
  * anywhere, 0 said off (negated_before / negated_after: "we did not use sequence
- * parallelism", "Sequence parallelism off", "--sequence-parallel not set", which read as
- * the stack's default, on) and never named as used, -1 neither or both. The names as whole
- * words ("sequence parallel" is not the start of "sequence parallelism off"). */
+ * parallelism", "Sequence parallelism off", "--sequence-parallel not set", "Megatron-style
+ * sequence parallelism is unavailable", which read as the stack's default, on) and never
+ * named as used, -1 neither or both. The names as whole words ("sequence parallel" is not
+ * the start of "sequence parallelism off"). A mention said not stated (unstated_after:
+ * "Sequence parallelism not stated.", "recompute/sequence-parallel not stated") says
+ * nothing, the stack's default (read off, and on in a slash list); nor does one in a
+ * sentence that names Ulysses ("Ulysses sequence parallelism degree 4", read on):
+ * DeepSpeed-Ulysses is not Megatron's SP (the cell's rule skips it). */
 static int
 notes_sp_reading (const char *notes)
 {
@@ -5324,6 +5386,8 @@ notes_sp_reading (const char *notes)
       for (const char *p = strstr (low, names[i]); p != NULL; p = strstr (p + n, names[i]))
         if ((p == low || !g_ascii_isalnum (p[-1])) && !g_ascii_isalpha (p[n]))
           {
+            if (unstated_after (p + n) || sentence_names (low, p, "ulysses"))
+              continue;
             if (negated_before (low, p) || negated_after (p + n))
               off = TRUE;
             else
@@ -5546,11 +5610,15 @@ map_plan (ResPublishedCase *c, const ResCsv *csv, guint row, gint64 global_batch
     *sp_t = '\0';
   int sp_read = sp_reading (sp_t);
   int sp_notes = *sp_t == '\0' ? notes_sp_reading (get (csv, row, "notes")) : -1;
+  /* (named at tp 1 it is off: Megatron has no SP without TP, and plan validation turns
+   * it off; the line said "off (the cell is empty: the notes name it)") */
   if (*sp_t == '\0' && sp_notes >= 0)
     {
-      p->sequence_parallel = sp_notes == 1;
-      c->sp_why = sp_notes == 1 ? "the cell is empty: the notes name it"
-                                : "the cell is empty: the notes say it off";
+      p->sequence_parallel = sp_notes == 1 && tp > 1;
+      c->sp_why = sp_notes == 0 ? "the cell is empty: the notes say it off"
+                  : tp > 1      ? "the cell is empty: the notes name it"
+                                : "the cell is empty: the notes name it, but tp is 1 and "
+                                  "SP needs TP";
     }
   else if (*sp_t == '\0')
     p->sequence_parallel = tp > 1 && c->stack->default_sequence_parallel;

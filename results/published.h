@@ -157,8 +157,10 @@
  * |                           |   (DeepSpeed-Ulysses is context parallelism); other text     |
  * |                           |   skipped; empty, a dash, "N.A." -> what the notes say of it,|
  * |                           |   said off ("we did not                                      |
- * |                           |   use sequence parallelism", "--sequence-parallel not set")  |
- * |                           |   or named, else on when                                     |
+ * |                           |   use sequence parallelism", "--sequence-parallel not set",  |
+ * |                           |   "... is unavailable") or named (on only with tp > 1); a    |
+ * |                           |   mention said not stated ("recompute/sequence-parallel not  |
+ * |                           |   stated") or beside Ulysses says nothing; else on when      |
  * |                           |   tp > 1 and the stack's default has it (megatron-core,      |
  * |                           |   nemo; off in megatron-lm-2021, where --sequence-parallel   |
  * |                           |   is opt-in and only from Korthikanti et al. 2022, and in    |

@@ -1776,6 +1776,45 @@ test_sp_from_notes (void)
     }
 }
 
+/* Notes that say sequence parallelism is not stated say nothing of it: the stack's
+ * default (megatron-core on with tp 2, Megatron-DeepSpeed off), where "not stated" read
+ * off, and a slash list of unstated settings named it, on; a mention beside Ulysses is not
+ * Megatron's SP (read on); "unavailable" says it off (read on). Named at tp 1 it is off,
+ * and the line says why (it read "off (the cell is empty: the notes name it)"). 16 H100s. */
+static void
+test_sp_from_notes_unstated (void)
+{
+  static const struct { const char *framework; int tp; const char *notes; gboolean want;
+                        const char *line; } rows[] = {
+    { "Megatron-Core r0.8.0", 2, "Sequence parallelism not stated.", TRUE,
+      "sequence_parallel    (empty)                                      -> on\n" },
+    { "Megatron-DeepSpeed", 2,
+      "ffn size/micro-batch/recompute/sequence-parallel not stated (defaults likely).", FALSE,
+      "sequence_parallel    (empty)                                      -> off\n" },
+    { "Megatron-DeepSpeed", 2, "Trained with Ulysses sequence parallelism degree 4.", FALSE,
+      "sequence_parallel    (empty)                                      -> off\n" },
+    { "Megatron-DeepSpeed", 2,
+      "Megatron-style sequence parallelism is unavailable in this DeepSpeed version.", FALSE,
+      "-> off (the cell is empty: the notes say it off)\n" },
+    { "Megatron-Core r0.8.0", 1, "ran with --sequence-parallel", FALSE,
+      "-> off (the cell is empty: the notes name it, but tp is 1 and SP needs TP)\n" },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (rows); i++)
+    {
+      g_autofree char *text = g_strdup_printf (
+        "row_id,model,gpu_type,n_gpus,n_layers,hidden,n_heads,vocab,seq_len,tp,pp,"
+        "sequence_parallel,framework,notes,global_batch,step_time_s\n"
+        "1,GPT,H100-SXM-80GB,16,16,1024,16,16384,1024,%d,1,,\"%s\",\"%s\",64,1.0\n",
+        rows[i].tp, rows[i].framework, rows[i].notes);
+      g_autoptr (ResPublishedCase) c = case_of (text);
+      g_assert_true (c->ready);
+      if (c->plan.sequence_parallel != rows[i].want)
+        g_error ("notes '%s': sequence parallel %d", rows[i].notes, c->plan.sequence_parallel);
+      g_autofree char *e = explain_one (text);
+      assert_explains (e, rows[i].line);
+    }
+}
+
 /* --explain of a row whose plan did not resolve prints the derived counts only where
  * they exist: a global batch that does not divide into micro-batch x dp, or one past the
  * cap of micro-batches, printed "191 (0 micro-batches per step)" beside a skip line that
@@ -4337,6 +4376,7 @@ main (int argc, char **argv)
   g_test_add_func ("/results/mapping/precision", test_precision);
   g_test_add_func ("/results/mapping/precision-from-notes", test_precision_from_notes);
   g_test_add_func ("/results/mapping/sp-from-notes", test_sp_from_notes);
+  g_test_add_func ("/results/mapping/sp-from-notes-unstated", test_sp_from_notes_unstated);
   g_test_add_func ("/results/mapping/megatron-lm-2021", test_megatron_lm_2021);
   g_test_add_func ("/results/mapping/megatron-lm-device", test_megatron_lm_device);
   g_test_add_func ("/results/mapping/megatron-lm-distopt", test_megatron_lm_distopt);
