@@ -342,7 +342,11 @@
  * |                           |   ("FP8 (not FP8 attention)": attention bf16); an empty cell |
  * |                           |   whose notes say the run trained in FP8 ("trained in FP8",  |
  * |                           |   "FP8 training", "with FP8"; not negated, not "FP8 results  |
- * |                           |   in table 3") -> fp8, the explain line saying so; no        |
+ * |                           |   in table 3", not in a sentence of comparison, trial or plan|
+ * |                           |   ("tried", "compared", "unlike", "planned", "next", "vs",   |
+ * |                           |   "than", "reaches", "row", "baseline", "ablation"), and no  |
+ * |                           |   BF16 / FP16 named as the run's) -> fp8, the explain line   |
+ * |                           |   saying so; else bf16; no                                   |
  * |                           |   16/8/4-bit float named: "fp32" / "TF32" / "int8" ->        |
  * |                           |   skipped, saying which; other text ("FP6") -> skipped "not  |
  * |                           |   recognised"                                                |

@@ -1715,7 +1715,8 @@ test_sharding_explain (void)
 
 /* An empty precision cell beside notes that say the run trained in FP8 is FP8 (it was
  * bf16), and the explain line says it came from the notes; notes that name FP8 but not as
- * the run's, or say it off, leave bf16. H100, 8 GPUs. */
+ * the run's (in a comparison, a trial or a plan), say it off, or name BF16 as the run's,
+ * leave bf16. H100, 8 GPUs. */
 static void
 test_precision_from_notes (void)
 {
@@ -1726,6 +1727,14 @@ test_precision_from_notes (void)
     { "FP8 results in table 3", FALSE },
     { "not trained in FP8", FALSE },
     { "with FP8 disabled", FALSE },
+    /* FP8 named in a comparison, a trial or a plan, or beside BF16 as the run's: bf16 (each
+     * read as FP8) */
+    { "FP8 training was tried but unstable; the final run used BF16.", FALSE },
+    { "Compared with FP8, BF16 was 1.3x slower; this run is BF16.", FALSE },
+    { "Same model with FP8 reaches 600 TFLOP/s (row 6).", FALSE },
+    { "FP8 training planned for the next run.", FALSE },
+    { "Unlike DeepSeek-V3 (trained with FP8), this run is BF16.", FALSE },
+    { "Trained with FP8. The final run used BF16.", FALSE },
   };
   for (guint i = 0; i < G_N_ELEMENTS (rows); i++)
     {
