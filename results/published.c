@@ -3932,10 +3932,50 @@ recompute_label (const char *t)
   return NULL;
 }
 
+/* Whether "w/o" in `t` negates recompute: it precedes a word for it ("w/o AC", "w/o
+ * activation checkpointing", "w/o recompute"), past "any" or "the". "w/o" before anything
+ * else says that thing off, not recompute ("checkpoint-activations (w/o
+ * partition-activations)", "activation checkpointing w/o TE", "uniform full (w/o TE)":
+ * read none, where they are full). */
+static gboolean
+wo_recompute (const char *t)
+{
+  static const char *const words[] = { "ac", "activation checkpoint", "activation recompute",
+                                       "activation recomputation", "activation ckpt",
+                                       "activations checkpoint", "checkpoint activations",
+                                       "checkpoint-activations", "checkpointing",
+                                       "gradient checkpointing", "grad checkpointing",
+                                       "grad ckpt", "recompute", "recomputation", "remat",
+                                       "rematerialization" };
+  g_autofree char *low = g_ascii_strdown (t, -1);
+  for (const char *p = strstr (low, "w/o"); p != NULL; p = strstr (p + 3, "w/o"))
+    {
+      const char *q = p + 3;
+      for (gboolean more = TRUE; more;)
+        {
+          q += strspn (q, " ");
+          more = FALSE;
+          if (g_str_has_prefix (q, "any ") || g_str_has_prefix (q, "the "))
+            q += 4, more = TRUE;
+        }
+      for (guint i = 0; i < G_N_ELEMENTS (words); i++)
+        {
+          const gsize n = strlen (words[i]);
+          /* a word for recompute, whole or begun ("checkpointing", "recompute(d)") */
+          if (strncmp (q, words[i], n) == 0
+              && (!g_ascii_isalnum (q[n]) || g_str_equal (words[i], "activation checkpoint")
+                  || g_str_equal (words[i], "activations checkpoint")))
+            return TRUE;
+        }
+    }
+  return FALSE;
+}
+
 /* Recompute said to be off: a whole cell "off" / "false" / "disabled" / "disable" / "0" /
  * "n" / a cross, or "off"
- * as the last word ("AC off", "recompute off"), or "without" / "w/o" / "disabled" anywhere
- * ("without recompute", "activation checkpointing disabled", "w/o AC": not recognised) */
+ * as the last word ("AC off", "recompute off"), or "without" / "disabled" anywhere
+ * ("without recompute", "activation checkpointing disabled"), or "w/o" before a word for
+ * recompute (wo_recompute: "w/o AC", not recognised before) */
 static gboolean
 recompute_off (const char *t)
 {
@@ -3947,7 +3987,7 @@ recompute_off (const char *t)
   gsize n = strlen (t);
   if (n > 4 && g_ascii_strcasecmp (t + n - 4, " off") == 0)
     return TRUE;
-  return contains_ci (t, "without") || contains_ci (t, "w/o") || contains_ci (t, "disabled");
+  return contains_ci (t, "without") || wo_recompute (t) || contains_ci (t, "disabled");
 }
 
 /* Recompute said to be on without a kind: "yes", "true", "on", "enabled", "1", or
@@ -4483,8 +4523,10 @@ word_before (const char *low, const char *end, char out[16])
 }
 
 /* Whether the text right before `p` in `low` negates what follows: a negation word
- * ("no", "not", "without", "w/o", "never") just before it, past at most three words that
- * qualify it ("without any", "did not need", "not use", "no selective or full") */
+ * ("no", "not", "without", "w/o", "never") or "instead of" / "rather than" ("full
+ * recompute instead of CPU offload", "Megatron-LM (instead of FSDP)") just before it, past
+ * at most three words that qualify it ("without any", "did not need", "not use", "no
+ * selective or full") */
 static gboolean
 negated_before (const char *low, const char *p)
 {
@@ -4502,6 +4544,12 @@ negated_before (const char *low, const char *p)
       for (guint i = 0; i < G_N_ELEMENTS (neg); i++)
         if (g_str_equal (w, neg[i]))
           return TRUE;
+      if (g_str_equal (w, "of") || g_str_equal (w, "than"))
+        {
+          char w2[16];
+          return word_before (low, b, w2) != NULL
+                 && g_str_equal (w2, g_str_equal (w, "of") ? "instead" : "rather");
+        }
       gboolean q = FALSE;
       for (guint i = 0; i < G_N_ELEMENTS (qual) && !q; i++)
         q = g_str_equal (w, qual[i]);
@@ -4517,7 +4565,8 @@ negated_before (const char *low, const char *p)
 /* Whether the words right after a phrase say it was off: "not stated" (as the whole
  * verdict), "not used", "not enabled", "not set" (a flag), "was not used", "is off", "off",
  * "false", "disabled", "none", "no", "unused", "n/a", "is unavailable", "not available",
- * "not supported", "unsupported", after spaces, ':', '=', '-' or '(' */
+ * "not supported", "unsupported", "was not needed", "not required", after spaces, ':', '=',
+ * '-' or '(' */
 static gboolean
 negated_after (const char *a)
 {
@@ -4529,7 +4578,8 @@ negated_after (const char *a)
   static const char *const neg[] = { "not stated", "not used", "not enabled", "not applied",
                                      "not set", "not on", "off", "false", "disabled", "none",
                                      "no", "unused", "n/a", "unavailable", "not available",
-                                     "not supported", "unsupported" };
+                                     "not supported", "unsupported", "not needed",
+                                     "not required" };
   for (guint i = 0; i < G_N_ELEMENTS (neg); i++)
     {
       gsize k = strlen (neg[i]);
@@ -4661,6 +4711,53 @@ framework_cell (ResPublishedCase *c, const ResCsv *csv, guint row)
   return out;
 }
 
+/* Whether `t` names activation offloading only to say it off: offload_negated's forms, or
+ * every mention ("offload", "offloading", "offloaded", with a "CPU" / "activation" / "host"
+ * before it) said off by mention_off, negated_before or negated_after: "full (w/o CPU
+ * offload)", "full, offloading not used", "full (CPU offload was not needed)", "full
+ * recompute instead of CPU offload" (each skipped as offloading without a layer count,
+ * where it is full) */
+static gboolean
+offload_said_off (const char *t)
+{
+  if (offload_negated (t))
+    return TRUE;
+  static const char *const quals[] = { "cpu", "gpu", "host", "activation", "activations" };
+  g_autofree char *low = g_ascii_strdown (t, -1);
+  gboolean any = FALSE;
+  for (const char *p = strstr (low, "offload"); p != NULL; p = strstr (p + 7, "offload"))
+    {
+      if (p > low && g_ascii_isalnum (p[-1]))
+        continue;
+      const char *e = p + 7;
+      while (g_ascii_isalpha (*e))
+        e++;   /* "offloading", "offloaded" */
+      const char *m = p;
+      for (gboolean more = TRUE; more;)
+        {
+          more = FALSE;
+          const char *b = m;
+          while (b > low && (b[-1] == ' ' || b[-1] == '-' || b[-1] == '_'))
+            b--;
+          for (guint i = 0; i < G_N_ELEMENTS (quals) && !more; i++)
+            {
+              const gsize n = strlen (quals[i]);
+              if ((gsize) (b - low) >= n && strncmp (b - n, quals[i], n) == 0
+                  && (b - low == (gssize) n || !g_ascii_isalnum (b[-(gssize) n - 1])))
+                {
+                  m = b - n;
+                  more = TRUE;
+                }
+            }
+        }
+      any = TRUE;
+      if (!mention_off (low, m, (gsize) (e - m), NULL) && !negated_before (low, m)
+          && !negated_after (e))
+        return FALSE;
+    }
+  return any;
+}
+
 static gboolean
 map_recompute_as (ResPublishedCase *c, const char *text, const char *whole, const char *notes,
                   const char *convention, gboolean said_yes, PlanRecompute *out)
@@ -4732,7 +4829,8 @@ map_recompute_as (ResPublishedCase *c, const char *text, const char *whole, cons
   /* "full" beside activation offloading with no layer count is the offload rule's, below
    * ("full AC + CPU offload" was read as full) */
   else if (starts_with_ci (t, "full")
-           && !(contains_ci (t, "offload") && !offload_negated (t) && offload_layer_count (t) <= 0))
+           && !(contains_ci (t, "offload") && !offload_said_off (t)
+                && offload_layer_count (t) <= 0))
     *out = PLAN_RECOMPUTE_FULL;
   else if (recompute_yes (t))
     /* a yes/no column answered yes, or checkpointing named without a kind: the whole

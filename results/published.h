@@ -298,7 +298,9 @@
  * |                           |   "AC", a check mark, "activation checkpointing", "every     |
  * |                           |   layer" (no kind, not said off) -> full; "off" / "AC off" / |
  * |                           |   "activation checkpointing off" / "disable" / "n" / a cross |
- * |                           |   / "without recompute" / "w/o AC" -> none; a kind said off  |
+ * |                           |   / "without recompute" / "w/o AC" -> none ("w/o" before a   |
+ * |                           |   word for recompute only: "activation checkpointing w/o TE" |
+ * |                           |   is full); a kind said off                                  |
  * |                           |   beside the other ("no full recompute (selective only)") -> |
  * |                           |   the other, a cell that starts with a kind said off ("full  |
  * |                           |   recompute disabled") -> none; "core_attn" anywhere ->      |
@@ -328,7 +330,9 @@
  * |                           |   offloaded", "cpu_offloading_num_layers=20") -> none and   |
  * |                           |   that many layers offloaded; "partial", "offload" without a |
  * |                           |   count, also after full ("full AC + CPU offload") -> skipped|
- * |                           |   with a hint; empty -> none unless                          |
+ * |                           |   with a hint (offloading said off or not used, "full (w/o   |
+ * |                           |   CPU offload)", "full recompute instead of CPU offload",    |
+ * |                           |   leaves full); empty -> none unless                         |
  * |                           |   notes say "full recompute", "full activation recompute" or |
  * |                           |   "activation checkpointing" (full) or "selective recompute" |
  * | precision                 | fp8 for fp8 / FP8-hybrid / float8 / e4m3 / MXFP8 / "8-bit    |

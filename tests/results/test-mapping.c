@@ -2302,6 +2302,19 @@ test_recompute (void)
     { "w/o AC", PLAN_RECOMPUTE_NONE },
     /* offloading said off leaves the kind */
     { "full (no CPU offload)", PLAN_RECOMPUTE_FULL },
+    /* "w/o" negates only the recompute words it precedes: before anything else it leaves
+     * the kind (these read none) */
+    { "checkpoint-activations (w/o partition-activations)", PLAN_RECOMPUTE_FULL },
+    { "activation checkpointing w/o TE", PLAN_RECOMPUTE_FULL },
+    { "uniform full (w/o TE)", PLAN_RECOMPUTE_FULL },
+    { "w/o activation checkpointing", PLAN_RECOMPUTE_NONE },
+    { "w/o recompute", PLAN_RECOMPUTE_NONE },
+    /* offloading said off or not used in other words (skipped as offloading without a
+     * layer count) */
+    { "full (w/o CPU offload)", PLAN_RECOMPUTE_FULL },
+    { "full, offloading not used", PLAN_RECOMPUTE_FULL },
+    { "full (CPU offload was not needed)", PLAN_RECOMPUTE_FULL },
+    { "full recompute instead of CPU offload", PLAN_RECOMPUTE_FULL },
   };
   for (guint i = 0; i < G_N_ELEMENTS (rows); i++)
     {
