@@ -3057,7 +3057,9 @@ shard_gpus_in (const char *t)
 
 /* Rules, first that applies (every one has its examples in tests/results/test-mapping.c):
  *  empty, or a cell that says it is not stated ("not stated", "unknown", "n/a", "N.A.",
- *  "-", a dash)    -> the ZeRO stage or FSDP the framework cell names, not said off ("HF
+ *  "-", a dash)    -> the ZeRO stage or FSDP the framework cell names, not said off
+ *                     (mention_off, negated_before, negated_after: "FSDP was not used",
+ *                     "instead of FSDP", "use_torch_fsdp2: False") ("HF
  *                     Accelerate + DeepSpeed ZeRO-3" zero3, where DeepSpeed's default zero1
  *                     was read; "PyTorch FSDP" by the FSDP semantics below), the explain
  *                     line saying so (sharding_from_framework); else NeMo /
@@ -3502,18 +3504,52 @@ unstated_sharding (const ResPublishedCase *c, const char *framework, const char 
   return (PlanSharding) c->stack->default_sharding;
 }
 
+static gboolean negated_before (const char *low, const char *p);
+static gboolean negated_after (const char *a);
+
+/* `text` (written over) with every mention of one of `keys` (NULL-terminated, lower case)
+ * that the words around it say off blanked by '#': negated_before ("instead of FSDP", "we
+ * did not use FSDP") or negated_after ("FSDP was not used", "FSDP was not needed",
+ * "use_torch_fsdp2: False"), the mention taken with its stage (mention_off's span:
+ * "ZeRO-3") and the letters, digits and '_' joined to it ("fsdp2") */
+static void
+blank_said_off (char *text, const char *const *keys)
+{
+  g_autofree char *low = g_ascii_strdown (text, -1);
+  for (guint i = 0; keys[i] != NULL; i++)
+    {
+      const gsize n = strlen (keys[i]);
+      for (const char *p = strstr (low, keys[i]); p != NULL; p = strstr (p + n, keys[i]))
+        {
+          gsize span = n;
+          mention_off (low, p, n, &span);
+          const char *e = p + span;
+          while (g_ascii_isalnum (*e) || *e == '_')
+            e++;
+          if (negated_before (low, p) || negated_after (e))
+            memset (text + (p - low), '#', (gsize) (e - p));
+        }
+    }
+}
+
 /* An empty sharding cell beside a framework cell that names a ZeRO stage or FSDP, not
- * said off ("HF Accelerate + DeepSpeed ZeRO-3", "PyTorch FSDP"): that scheme, read as the
- * cell's (ZeRO-3 and FSDP by fsdp_semantics), and the explain line says where it came
- * from; FALSE where the framework names neither, names ZeRO without a stage, or names
- * hybrid sharding or offloading (the unstated rule then applies: "DeepSpeed ZeRO-3" read
- * as DeepSpeed's default, zero1). */
+ * said off ("HF Accelerate + DeepSpeed ZeRO-3", "PyTorch FSDP"; off by mention_off,
+ * negated_before or negated_after: "FSDP was not used", "instead of FSDP", "fsdp2:
+ * False"): that scheme, read as the cell's (ZeRO-3 and FSDP by fsdp_semantics), and the
+ * explain line says where it came from; FALSE where the framework names neither, names
+ * ZeRO without a stage, or names hybrid sharding or offloading (the unstated rule then
+ * applies: "DeepSpeed ZeRO-3" read as DeepSpeed's default, zero1). */
 static gboolean
 sharding_from_framework (ResPublishedCase *c, const char *framework, int pp, PlanSharding *out)
 {
   gboolean off = FALSE;
   g_autofree char *no_fsdp = blank_negated (framework, fsdp_keys, &off);
   g_autofree char *fw = blank_negated (no_fsdp, other_sharding_keys, &off);
+  /* ... and those said off by the words around them ("Megatron-LM; FSDP was not used",
+   * "NeMo (use_torch_fsdp2: False)", "NeMo (FSDP was not needed)": zero3, where the
+   * stack's default is zero1) */
+  blank_said_off (fw, fsdp_keys);
+  blank_said_off (fw, other_sharding_keys);
   if (contains_ci (fw, "hsdp") || contains_ci (fw, "hybrid") || contains_ci (fw, "mics")
       || (contains_ci (fw, "offload") && !offload_negated (fw)) || contains_ci (fw, "infinity"))
     return FALSE;

@@ -226,7 +226,9 @@
  * |                           |   none (every stack offers none); "stage-3", "stage_3" as    |
  * |                           |   "stage 3"; a bare "ZeRO" -> skipped asking for the stage;  |
  * |                           |   else skipped. Empty (a dash, "N.A.") -> the ZeRO stage or  |
- * |                           |   FSDP the framework cell names, not said off ("HF Accelerate|
+ * |                           |   FSDP the framework cell names, not said off ("FSDP was not |
+ * |                           |   used", "instead of FSDP", "use_torch_fsdp2: False" are off)|
+ * |                           |   ("HF Accelerate                                            |
  * |                           |   + DeepSpeed ZeRO-3" zero3, "PyTorch FSDP" as FSDP above; the|
  * |                           |   explain line says so; not with hybrid sharding or          |
  * |                           |   offloading), else zero1 for NeMo / Megatron-Core /         |

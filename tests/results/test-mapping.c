@@ -1645,7 +1645,8 @@ assert_explains (const char *explain, const char *want)
 }
 
 /* An empty sharding cell read from the framework cell says so on its explain line; one
- * read as the stack's default says nothing more. 16 H100s, tp 1 pp 1. */
+ * read as the stack's default says nothing more, also where the framework cell names
+ * FSDP or a ZeRO stage to say it off. 16 H100s, tp 1 pp 1. */
 static void
 test_sharding_from_framework (void)
 {
@@ -1654,6 +1655,13 @@ test_sharding_from_framework (void)
       "-> zero3 (the cell is empty: the framework cell names the ZeRO stage)\n" },
     { "PyTorch FSDP", "-> zero3 (the cell is empty: the framework cell names FSDP)\n" },
     { "DeepSpeed", "-> zero1\n" },
+    /* FSDP said off or not used by the words around it: the stack's default, zero1 on
+     * megatron-core and nemo (each read zero3 from the FSDP named) */
+    { "Megatron-LM; FSDP was not used", "-> zero1\n" },
+    { "NeMo (use_torch_fsdp2: False)", "-> zero1\n" },
+    { "NeMo (FSDP was not needed)", "-> zero1\n" },
+    { "Megatron-LM (instead of FSDP)", "-> zero1\n" },
+    { "DeepSpeed; ZeRO-3 was not used", "-> zero1\n" },
   };
   for (guint i = 0; i < G_N_ELEMENTS (rows); i++)
     {
