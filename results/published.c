@@ -3968,50 +3968,70 @@ recompute_label (const char *t)
   return NULL;
 }
 
-/* Whether "w/o" in `t` negates recompute: it precedes a word for it ("w/o AC", "w/o
- * activation checkpointing", "w/o recompute"), past "any" or "the". "w/o" before anything
- * else says that thing off, not recompute ("checkpoint-activations (w/o
- * partition-activations)", "activation checkpointing w/o TE", "uniform full (w/o TE)":
- * read none, where they are full). */
+/* Whether "w/o" or "without" in `t` negates recompute: it precedes a word for it ("w/o
+ * AC", "without activation checkpointing", "w/o recompute", and the short forms "w/o
+ * ckpt", "w/o act ckpt", "w/o act. checkpointing", "w/o recomp", skipped before), past
+ * "any", "the", "using" or "full" ("w/o full recompute"). Before anything else it says
+ * that thing off, not recompute ("checkpoint-activations (w/o partition-activations)",
+ * "activation checkpointing without TE", "uniform full (w/o TE)": read none, where they
+ * are full). */
 static gboolean
 wo_recompute (const char *t)
 {
-  static const char *const words[] = { "ac", "activation checkpoint", "activation recompute",
-                                       "activation recomputation", "activation ckpt",
-                                       "activations checkpoint", "checkpoint activations",
-                                       "checkpoint-activations", "checkpointing",
-                                       "gradient checkpointing", "grad checkpointing",
-                                       "grad ckpt", "recompute", "recomputation", "remat",
-                                       "rematerialization" };
+  /* the words for recompute, each whole or begun ("checkpoint" takes "checkpointing",
+   * "recomp" "recompute(d)" and "recomputation"); "activation" may be shortened to "act" or
+   * "act." */
+  static const char *const words[] = { "ac", "checkpoint", "ckpt", "recomp", "remat",
+                                       "rematerialization", "activation checkpoint",
+                                       "activations checkpoint", "activation recomp",
+                                       "activation ckpt", "checkpoint activations",
+                                       "checkpoint-activations", "gradient checkpoint",
+                                       "grad checkpoint", "gradient ckpt", "grad ckpt" };
+  static const char *const begun[] = { "checkpoint", "recomp", "activation checkpoint",
+                                       "activations checkpoint", "activation recomp",
+                                       "gradient checkpoint", "grad checkpoint" };
+  static const char *const negs[] = { "w/o", "without" };
   g_autofree char *low = g_ascii_strdown (t, -1);
-  for (const char *p = strstr (low, "w/o"); p != NULL; p = strstr (p + 3, "w/o"))
+  for (guint k = 0; k < G_N_ELEMENTS (negs); k++)
     {
-      const char *q = p + 3;
-      for (gboolean more = TRUE; more;)
+      const gsize kn = strlen (negs[k]);
+      for (const char *p = strstr (low, negs[k]); p != NULL; p = strstr (p + kn, negs[k]))
         {
-          q += strspn (q, " ");
-          more = FALSE;
-          if (g_str_has_prefix (q, "any ") || g_str_has_prefix (q, "the "))
-            q += 4, more = TRUE;
-        }
-      for (guint i = 0; i < G_N_ELEMENTS (words); i++)
-        {
-          const gsize n = strlen (words[i]);
-          /* a word for recompute, whole or begun ("checkpointing", "recompute(d)") */
-          if (strncmp (q, words[i], n) == 0
-              && (!g_ascii_isalnum (q[n]) || g_str_equal (words[i], "activation checkpoint")
-                  || g_str_equal (words[i], "activations checkpoint")))
-            return TRUE;
+          if ((p > low && g_ascii_isalnum (p[-1])) || g_ascii_isalnum (p[kn]))
+            continue;
+          const char *q = p + kn;
+          for (gboolean more = TRUE; more;)
+            {
+              q += strspn (q, " ");
+              more = FALSE;
+              if (g_str_has_prefix (q, "any ") || g_str_has_prefix (q, "the "))
+                q += 4, more = TRUE;
+              else if (g_str_has_prefix (q, "using "))
+                q += 6, more = TRUE;
+              else if (g_str_has_prefix (q, "full "))
+                q += 5, more = TRUE;
+              else if (g_str_has_prefix (q, "act. ") || g_str_has_prefix (q, "act "))
+                q += q[3] == '.' ? 5 : 4, more = TRUE;   /* "act ckpt": "ckpt" below */
+            }
+          for (guint i = 0; i < G_N_ELEMENTS (words); i++)
+            {
+              const gsize n = strlen (words[i]);
+              gboolean prefix = FALSE;
+              for (guint j = 0; j < G_N_ELEMENTS (begun); j++)
+                prefix |= g_str_equal (words[i], begun[j]);
+              if (strncmp (q, words[i], n) == 0 && (prefix || !g_ascii_isalnum (q[n])))
+                return TRUE;
+            }
         }
     }
   return FALSE;
 }
 
 /* Recompute said to be off: a whole cell "off" / "false" / "disabled" / "disable" / "0" /
- * "n" / a cross, or "off"
- * as the last word ("AC off", "recompute off"), or "without" / "disabled" anywhere
- * ("without recompute", "activation checkpointing disabled"), or "w/o" before a word for
- * recompute (wo_recompute: "w/o AC", not recognised before) */
+ * "n" / a cross, or "off" as the last word ("AC off", "recompute off"), or "disabled"
+ * anywhere ("activation checkpointing disabled"), or "w/o" / "without" before a word for
+ * recompute (wo_recompute: "without recompute", "w/o AC"; "without" anywhere read
+ * "activation checkpointing without TE" as none) */
 static gboolean
 recompute_off (const char *t)
 {
@@ -4023,7 +4043,7 @@ recompute_off (const char *t)
   gsize n = strlen (t);
   if (n > 4 && g_ascii_strcasecmp (t + n - 4, " off") == 0)
     return TRUE;
-  return contains_ci (t, "without") || wo_recompute (t) || contains_ci (t, "disabled");
+  return wo_recompute (t) || contains_ci (t, "disabled");
 }
 
 /* Recompute said to be on without a kind: "yes", "true", "on", "enabled", "1", or
@@ -4051,8 +4071,9 @@ recompute_yes (const char *t)
     if (g_ascii_strcasecmp (t, yes[i]) == 0)
       return TRUE;
   /* "none (ran without activation checkpointing)", "no gradient checkpointing",
-   * "activation checkpointing off" say off */
-  if (starts_with_ci (t, "no") || contains_ci (t, "without") || contains_ci (t, "disabled")
+   * "activation checkpointing off" say off ("without" only before a word for recompute:
+   * recompute_off) */
+  if (starts_with_ci (t, "no") || contains_ci (t, "disabled")
       || contains_ci (t, "selective") || contains_ci (t, "partial") || contains_ci (t, "offload")
       || recompute_off (t))
     return FALSE;

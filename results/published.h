@@ -300,9 +300,11 @@
  * |                           |   "AC", a check mark, "activation checkpointing", "every     |
  * |                           |   layer" (no kind, not said off) -> full; "off" / "AC off" / |
  * |                           |   "activation checkpointing off" / "disable" / "n" / a cross |
- * |                           |   / "without recompute" / "w/o AC" -> none ("w/o" before a   |
- * |                           |   word for recompute only: "activation checkpointing w/o TE" |
- * |                           |   is full); a kind said off                                  |
+ * |                           |   / "without recompute" / "w/o AC" -> none ("w/o" / "without"|
+ * |                           |   before a word for recompute only, short ones too: "w/o     |
+ * |                           |   ckpt", "w/o act ckpt", "w/o recomp", "w/o full recompute"; |
+ * |                           |   "activation checkpointing without TE" is full); a kind said|
+ * |                           |   off                                                        |
  * |                           |   beside the other ("no full recompute (selective only)") -> |
  * |                           |   the other, a cell that starts with a kind said off ("full  |
  * |                           |   recompute disabled") -> none; "core_attn" anywhere ->      |

@@ -2317,6 +2317,17 @@ test_recompute (void)
     { "uniform full (w/o TE)", PLAN_RECOMPUTE_FULL },
     { "w/o activation checkpointing", PLAN_RECOMPUTE_NONE },
     { "w/o recompute", PLAN_RECOMPUTE_NONE },
+    /* "without" likewise (these read none) ... */
+    { "activation checkpointing without TE", PLAN_RECOMPUTE_FULL },
+    { "checkpoint-activations (without partition-activations)", PLAN_RECOMPUTE_FULL },
+    { "without recompute", PLAN_RECOMPUTE_NONE },
+    { "without activation checkpointing", PLAN_RECOMPUTE_NONE },
+    /* ... and the short words for recompute after "w/o" are recompute's (skipped) */
+    { "w/o ckpt", PLAN_RECOMPUTE_NONE },
+    { "w/o act ckpt", PLAN_RECOMPUTE_NONE },
+    { "w/o act. checkpointing", PLAN_RECOMPUTE_NONE },
+    { "w/o recomp", PLAN_RECOMPUTE_NONE },
+    { "w/o full recompute", PLAN_RECOMPUTE_NONE },
     /* offloading said off or not used in other words (skipped as offloading without a
      * layer count) */
     { "full (w/o CPU offload)", PLAN_RECOMPUTE_FULL },
