@@ -3532,13 +3532,83 @@ blank_said_off (char *text, const char *const *keys)
     }
 }
 
+/* Whether `t` names activation offloading only to say it off: offload_negated's forms, or
+ * every mention ("offload", "offloading", "offloaded", with a "CPU" / "activation" / "host"
+ * before it) said off by mention_off, negated_before or negated_after: "full (w/o CPU
+ * offload)", "full, offloading not used", "full (CPU offload was not needed)", "full
+ * recompute instead of CPU offload" (each skipped as offloading without a layer count,
+ * where it is full) */
+static gboolean
+offload_said_off (const char *t)
+{
+  if (offload_negated (t))
+    return TRUE;
+  static const char *const quals[] = { "cpu", "gpu", "host", "activation", "activations" };
+  g_autofree char *low = g_ascii_strdown (t, -1);
+  gboolean any = FALSE;
+  for (const char *p = strstr (low, "offload"); p != NULL; p = strstr (p + 7, "offload"))
+    {
+      if (p > low && g_ascii_isalnum (p[-1]))
+        continue;
+      const char *e = p + 7;
+      while (g_ascii_isalpha (*e))
+        e++;   /* "offloading", "offloaded" */
+      const char *m = p;
+      for (gboolean more = TRUE; more;)
+        {
+          more = FALSE;
+          const char *b = m;
+          while (b > low && (b[-1] == ' ' || b[-1] == '-' || b[-1] == '_'))
+            b--;
+          for (guint i = 0; i < G_N_ELEMENTS (quals) && !more; i++)
+            {
+              const gsize n = strlen (quals[i]);
+              if ((gsize) (b - low) >= n && strncmp (b - n, quals[i], n) == 0
+                  && (b - low == (gssize) n || !g_ascii_isalnum (b[-(gssize) n - 1])))
+                {
+                  m = b - n;
+                  more = TRUE;
+                }
+            }
+        }
+      any = TRUE;
+      if (!mention_off (low, m, (gsize) (e - m), NULL) && !negated_before (low, m)
+          && !negated_after (e))
+        return FALSE;
+    }
+  return any;
+}
+
+/* Whether `t` names ZeRO-Infinity only to say it off: every "infinity" (with a "ZeRO-" /
+ * "ZeRO " / "ZeRO_" before it) said off by mention_off, negated_before or negated_after
+ * ("DeepSpeed ZeRO-3 (not ZeRO-Infinity)" read as offloading, the stack's zero1) */
+static gboolean
+infinity_said_off (const char *t)
+{
+  g_autofree char *low = g_ascii_strdown (t, -1);
+  gboolean any = FALSE;
+  for (const char *p = strstr (low, "infinity"); p != NULL; p = strstr (p + 8, "infinity"))
+    {
+      const char *m = p, *e = p + 8;
+      if (p - low >= 5 && strncmp (p - 5, "zero", 4) == 0 && strchr ("- _", p[-1]) != NULL)
+        m = p - 5;
+      any = TRUE;
+      if (!mention_off (low, m, (gsize) (e - m), NULL) && !negated_before (low, m)
+          && !negated_after (e))
+        return FALSE;
+    }
+  return any;
+}
+
 /* An empty sharding cell beside a framework cell that names a ZeRO stage or FSDP, not
  * said off ("HF Accelerate + DeepSpeed ZeRO-3", "PyTorch FSDP"; off by mention_off,
  * negated_before or negated_after: "FSDP was not used", "instead of FSDP", "fsdp2:
  * False"): that scheme, read as the cell's (ZeRO-3 and FSDP by fsdp_semantics), and the
  * explain line says where it came from; FALSE where the framework names neither, names
- * ZeRO without a stage, or names hybrid sharding or offloading (the unstated rule then
- * applies: "DeepSpeed ZeRO-3" read as DeepSpeed's default, zero1). */
+ * ZeRO without a stage, or names hybrid sharding, offloading or ZeRO-Infinity not said
+ * off (offload_said_off, infinity_said_off: "PyTorch FSDP (CPU offload not used)",
+ * "DeepSpeed ZeRO-3 (not ZeRO-Infinity)"; the unstated rule then applies: "DeepSpeed
+ * ZeRO-3 + CPU offload" read as DeepSpeed's default, zero1). */
 static gboolean
 sharding_from_framework (ResPublishedCase *c, const char *framework, int pp, PlanSharding *out)
 {
@@ -3551,7 +3621,8 @@ sharding_from_framework (ResPublishedCase *c, const char *framework, int pp, Pla
   blank_said_off (fw, fsdp_keys);
   blank_said_off (fw, other_sharding_keys);
   if (contains_ci (fw, "hsdp") || contains_ci (fw, "hybrid") || contains_ci (fw, "mics")
-      || (contains_ci (fw, "offload") && !offload_negated (fw)) || contains_ci (fw, "infinity"))
+      || (contains_ci (fw, "offload") && !offload_said_off (fw))
+      || (contains_ci (fw, "infinity") && !infinity_said_off (framework)))
     return FALSE;
   const int stage = zero_stage_in (fw);
   if (stage == 1 || stage == 2)
@@ -3647,7 +3718,8 @@ map_sharding (ResPublishedCase *c, const char *text, const char *framework, cons
       *out = PLAN_SHARD_HSDP;
       *hsdp_shard = maxtext_hsdp_shard (t);
     }
-  else if ((contains_ci (t, "offload") && !offload_negated (t)) || contains_ci (t, "ZeRO-Infinity"))
+  else if ((contains_ci (t, "offload") && !offload_said_off (t))
+           || (contains_ci (t, "ZeRO-Infinity") && !infinity_said_off (t)))
     /* DeepSpeed ZeRO-Offload / ZeRO-Infinity, FSDP CPUOffload: optimizer steps (and
      * parameters) in host or NVMe memory, which no plan models */
     return skip (c, "zero_stage_or_fsdp '%s': optimizer or parameter offloading to host / "
@@ -4074,7 +4146,8 @@ recompute_yes (const char *t)
    * "activation checkpointing off" say off ("without" only before a word for recompute:
    * recompute_off) */
   if (starts_with_ci (t, "no") || contains_ci (t, "disabled")
-      || contains_ci (t, "selective") || contains_ci (t, "partial") || contains_ci (t, "offload")
+      || contains_ci (t, "selective") || contains_ci (t, "partial")
+      || (contains_ci (t, "offload") && !offload_said_off (t))
       || recompute_off (t))
     return FALSE;
   for (guint i = 0; i < G_N_ELEMENTS (named); i++)
@@ -4768,53 +4841,6 @@ framework_cell (ResPublishedCase *c, const ResCsv *csv, guint row)
   return out;
 }
 
-/* Whether `t` names activation offloading only to say it off: offload_negated's forms, or
- * every mention ("offload", "offloading", "offloaded", with a "CPU" / "activation" / "host"
- * before it) said off by mention_off, negated_before or negated_after: "full (w/o CPU
- * offload)", "full, offloading not used", "full (CPU offload was not needed)", "full
- * recompute instead of CPU offload" (each skipped as offloading without a layer count,
- * where it is full) */
-static gboolean
-offload_said_off (const char *t)
-{
-  if (offload_negated (t))
-    return TRUE;
-  static const char *const quals[] = { "cpu", "gpu", "host", "activation", "activations" };
-  g_autofree char *low = g_ascii_strdown (t, -1);
-  gboolean any = FALSE;
-  for (const char *p = strstr (low, "offload"); p != NULL; p = strstr (p + 7, "offload"))
-    {
-      if (p > low && g_ascii_isalnum (p[-1]))
-        continue;
-      const char *e = p + 7;
-      while (g_ascii_isalpha (*e))
-        e++;   /* "offloading", "offloaded" */
-      const char *m = p;
-      for (gboolean more = TRUE; more;)
-        {
-          more = FALSE;
-          const char *b = m;
-          while (b > low && (b[-1] == ' ' || b[-1] == '-' || b[-1] == '_'))
-            b--;
-          for (guint i = 0; i < G_N_ELEMENTS (quals) && !more; i++)
-            {
-              const gsize n = strlen (quals[i]);
-              if ((gsize) (b - low) >= n && strncmp (b - n, quals[i], n) == 0
-                  && (b - low == (gssize) n || !g_ascii_isalnum (b[-(gssize) n - 1])))
-                {
-                  m = b - n;
-                  more = TRUE;
-                }
-            }
-        }
-      any = TRUE;
-      if (!mention_off (low, m, (gsize) (e - m), NULL) && !negated_before (low, m)
-          && !negated_after (e))
-        return FALSE;
-    }
-  return any;
-}
-
 static gboolean
 map_recompute_as (ResPublishedCase *c, const char *text, const char *whole, const char *notes,
                   const char *convention, gboolean said_yes, PlanRecompute *out)
@@ -4824,6 +4850,9 @@ map_recompute_as (ResPublishedCase *c, const char *text, const char *whole, cons
   g_autofree char *w = g_strstrip (g_strdup (whole));
   gboolean yes = FALSE;
   g_autofree char *q = recompute_answer_qualified (t, &yes);   /* "yes (full)" */
+  /* activation offloading named and not said off (offload_said_off: "selective (w/o CPU
+   * offload)", "yes (no offloading)" were skipped as offloading without a layer count) */
+  const gboolean offload = contains_ci (t, "offload") && !offload_said_off (t);
   if (cell_unstated (t))
     *t = '\0';
   if (*t == '\0')
@@ -4886,7 +4915,7 @@ map_recompute_as (ResPublishedCase *c, const char *text, const char *whole, cons
   /* "full" beside activation offloading with no layer count is the offload rule's, below
    * ("full AC + CPU offload" was read as full) */
   else if (starts_with_ci (t, "full")
-           && !(contains_ci (t, "offload") && !offload_said_off (t)
+           && !(offload
                 && offload_layer_count (t) <= 0))
     *out = PLAN_RECOMPUTE_FULL;
   else if (recompute_yes (t))
@@ -4894,7 +4923,7 @@ map_recompute_as (ResPublishedCase *c, const char *text, const char *whole, cons
      * layer is recomputed (Megatron-LM's --checkpoint-activations, DeepSpeed's and
      * PyTorch's activation checkpointing wrap whole blocks) */
     *out = PLAN_RECOMPUTE_FULL;
-  else if (ckpt_layers_in (t, &(int){ 0 }, TRUE) > 0 && !contains_ci (t, "offload")
+  else if (ckpt_layers_in (t, &(int){ 0 }, TRUE) > 0 && !offload
            && !contains_ci (t, "selective") && !starts_with_ci (t, "no") && !recompute_off (t))
     /* full recompute of some layers, by count ("partial (16 layers)", "num-ckpt-layers 16",
      * "activation checkpointing on 5 of 48 layers"; the forms that name full or
@@ -4905,11 +4934,11 @@ map_recompute_as (ResPublishedCase *c, const char *text, const char *whole, cons
     return skip (c, "recompute '%s' is ambiguous: it may be selective (attention core) or full "
                  "over some layers (hint: write 'selective', or 'full' and the layer count in "
                  "notes)", w);
-  else if (contains_ci (t, "offload") && offload_layer_count (t) > 0)
+  else if (offload && offload_layer_count (t) > 0)
     /* Megatron-Core's CPU offloading of N layers' activations (no recompute with it):
      * map_plan reads the count into cpu_offload_layers */
     *out = PLAN_RECOMPUTE_NONE;
-  else if (contains_ci (t, "offload"))
+  else if (offload)
     return skip (c, "recompute '%s': activation offloading without a layer count "
                  "(hint: write how many layers' activations were offloaded, e.g. "
                  "'activations of 20 layers offloaded', or 'none' to predict the run as if "
@@ -4998,6 +5027,11 @@ map_recompute_as (ResPublishedCase *c, const char *text, const char *whole, cons
                      "layer: neither full nor selective (hint: write the kind)", w);
       else if (!map_recompute_as (c, said, whole, notes, convention, TRUE, out))
         return FALSE;
+      /* a qualifier that says only offloading off ("yes (no offloading)", skipped as
+       * offloading without a layer count): the bare yes */
+      else if (*out == PLAN_RECOMPUTE_NONE && contains_ci (q, "offload") && offload_said_off (q)
+               && !starts_with_ci (q, "none"))
+        *out = PLAN_RECOMPUTE_FULL;
       /* "yes (none)", "yes (checkpoint=False)"; not modules without the attention core
        * nor offloading, which read none and are what the yes says */
       else if (*out == PLAN_RECOMPUTE_NONE && !contains_ci (q, "offload")

@@ -230,8 +230,10 @@
  * |                           |   used", "instead of FSDP", "use_torch_fsdp2: False" are off)|
  * |                           |   ("HF Accelerate                                            |
  * |                           |   + DeepSpeed ZeRO-3" zero3, "PyTorch FSDP" as FSDP above; the|
- * |                           |   explain line says so; not with hybrid sharding or          |
- * |                           |   offloading), else zero1 for NeMo / Megatron-Core /         |
+ * |                           |   explain line says so; not with hybrid sharding, offloading |
+ * |                           |   or ZeRO-Infinity not said off: "PyTorch FSDP (CPU offload  |
+ * |                           |   not used)", "DeepSpeed ZeRO-3 (not ZeRO-Infinity)" read as |
+ * |                           |   named), else zero1 for NeMo / Megatron-Core /              |
  * |                           |   --overlap-param-gather; else the stack's default (none for |
  * |                           |   older Megatron-LM, megatron-lm-2021; zero1 on megatron-core,|
  * |                           |   the default stack)                                         |
@@ -336,7 +338,8 @@
  * |                           |   count, also after full ("full AC + CPU offload") -> skipped|
  * |                           |   with a hint (offloading said off or not used, "full (w/o   |
  * |                           |   CPU offload)", "full recompute instead of CPU offload",    |
- * |                           |   leaves full); empty -> none unless                         |
+ * |                           |   "selective, CPU offload not used", "yes (no offloading)",  |
+ * |                           |   leaves the kind); empty -> none unless                     |
  * |                           |   notes say "full recompute", "full activation recompute" or |
  * |                           |   "activation checkpointing" (full) or "selective recompute" |
  * | precision                 | fp8 for fp8 / FP8-hybrid / float8 / e4m3 / MXFP8 / "8-bit    |

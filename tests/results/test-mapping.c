@@ -1662,6 +1662,18 @@ test_sharding_from_framework (void)
     { "NeMo (FSDP was not needed)", "-> zero1\n" },
     { "Megatron-LM (instead of FSDP)", "-> zero1\n" },
     { "DeepSpeed; ZeRO-3 was not used", "-> zero1\n" },
+    /* offloading or ZeRO-Infinity said off or not used leaves the scheme named (the
+     * ZeRO-3 one read as offloading, the stack's zero1) */
+    { "PyTorch FSDP (w/o CPU offload)",
+      "-> zero3 (the cell is empty: the framework cell names FSDP)\n" },
+    { "PyTorch FSDP (CPU offload not used)",
+      "-> zero3 (the cell is empty: the framework cell names FSDP)\n" },
+    { "PyTorch FSDP (CPU offload not needed)",
+      "-> zero3 (the cell is empty: the framework cell names FSDP)\n" },
+    { "PyTorch FSDP (no activation offloading)",
+      "-> zero3 (the cell is empty: the framework cell names FSDP)\n" },
+    { "DeepSpeed ZeRO-3 (not ZeRO-Infinity)",
+      "-> zero3 (the cell is empty: the framework cell names the ZeRO stage)\n" },
   };
   for (guint i = 0; i < G_N_ELEMENTS (rows); i++)
     {
@@ -2334,6 +2346,12 @@ test_recompute (void)
     { "full, offloading not used", PLAN_RECOMPUTE_FULL },
     { "full (CPU offload was not needed)", PLAN_RECOMPUTE_FULL },
     { "full recompute instead of CPU offload", PLAN_RECOMPUTE_FULL },
+    /* ... and beside a kind other than "full" or a yes (each skipped as offloading without
+     * a layer count) */
+    { "activation checkpointing (w/o CPU offload)", PLAN_RECOMPUTE_FULL },
+    { "selective (w/o CPU offload)", PLAN_RECOMPUTE_SELECTIVE },
+    { "selective, CPU offload not used", PLAN_RECOMPUTE_SELECTIVE },
+    { "yes (no offloading)", PLAN_RECOMPUTE_FULL },
   };
   for (guint i = 0; i < G_N_ELEMENTS (rows); i++)
     {
