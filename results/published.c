@@ -6550,12 +6550,64 @@ static const char *const recipe_keys[] = {
  * plan: "FP8 training was tried but unstable", "Compared with FP8, BF16 was 1.3x slower",
  * "with FP8 reaches 600 TFLOP/s (row 6)", "FP8 training planned for the next run", "Unlike
  * DeepSeek-V3 (trained with FP8)" (each read as FP8, where the run was bf16); "loss curves
- * match BF16" names BF16 as the comparison, not as the run's */
+ * match BF16" names BF16 as the comparison, not as the run's. Not "than" ("rather than
+ * BF16", "faster than BF16": the BF16 after it is the comparison, bf16_of_run), nor "row"
+ * ("row 3 of Table 4" cites the source) or "next" alone ("for the next 2 weeks"): each
+ * made a run trained in FP8 read bf16. */
 static const char *const fp8_aside_words[] = {
   "tried", "try", "trying", "trial", "trials", "attempt", "attempted", "compared", "compare",
-  "comparing", "comparison", "unlike", "planned", "plan", "plans", "planning", "next",
-  "future", "vs", "versus", "than", "reach", "reaches", "reached", "row", "rows", "baseline",
-  "ablation", "ablations", "match", "matches", "matched", "will", "would", "could", NULL };
+  "comparing", "comparison", "unlike", "planned", "plan", "plans", "planning", "next run",
+  "next model", "next version", "next release", "future", "vs", "versus", "reach",
+  "reaches", "reached", "baseline", "ablation", "ablations", "match", "matches", "matched",
+  "will", "would", "could", NULL };
+
+/* Words that make a BF16 / FP16 mention of a part of the run, not its precision: "BF16
+ * master weights", "gradients reduced in BF16", "params in bf16", "first and last layers
+ * kept in BF16" (each made a run trained in FP8 read bf16) */
+static const char *const sixteen_part_words[] = {
+  "weight", "weights", "master", "gradient", "gradients", "grad", "grads", "optimizer",
+  "optimiser", "param", "params", "parameter", "parameters", "layer", "layers", "attention",
+  "reduce", "reduced", "reduction", "reductions", "all-reduce", "allreduce",
+  "reduce-scatter", "state", "states", "moments", "activations", "embedding", "embeddings",
+  "softmax", "layernorm", "norm", "norms", "logits", "head", "heads", "communication",
+  "comms", "accumulation", "accumulated", "copy", "copies", NULL };
+
+/* Whether the BF16 / FP16 mention at `p` in `low` (lower case, `n` long) names the run's
+ * precision: not right after "than" ("1.3x faster than BF16", a comparison), and its
+ * clause (bounded by ',', ';', '(', ')' and a sentence's end) names no part of the run
+ * (sixteen_part_words; "all layers" / "every layer" are the whole model). One said of the
+ * run, its training or the model as a whole ("the final run used BF16", "this run is
+ * BF16", "trained in BF16") is. */
+static gboolean
+bf16_of_run (const char *low, const char *p, gsize n)
+{
+  char w[16];
+  if (word_before (low, p, w) != NULL && g_str_equal (w, "than"))
+    return FALSE;
+  const char *b = p, *e = p + n;
+  while (b > low && strchr (",;()", b[-1]) == NULL
+         && !((b[-1] == '.' || b[-1] == '!' || b[-1] == '?') && b[0] == ' '))
+    b--;
+  while (*e != '\0' && strchr (",;()", *e) == NULL
+         && !((*e == '.' || *e == '!' || *e == '?') && (e[1] == ' ' || e[1] == '\0')))
+    e++;
+  for (guint i = 0; sixteen_part_words[i] != NULL; i++)
+    {
+      const gsize k = strlen (sixteen_part_words[i]);
+      for (const char *q = b; q + k <= e; q++)
+        if (strncmp (q, sixteen_part_words[i], k) == 0 && (q == low || !g_ascii_isalnum (q[-1]))
+            && !g_ascii_isalnum (q[k]))
+          {
+            /* "all layers", "every layer" are the whole model: still the run's */
+            char w[16];
+            if (word_before (low, q, w) != NULL
+                && (g_str_equal (w, "all") || g_str_equal (w, "every")))
+              continue;
+            return FALSE;
+          }
+    }
+  return TRUE;
+}
 
 /* Whether the sentence of `low` that holds `p` (sentence_names) names one of
  * fp8_aside_words */
@@ -6572,7 +6624,9 @@ sentence_is_aside (const char *low, const char *p)
  * "using FP8", not negated before or after (negated_before / negated_after: "not trained
  * in FP8", "with FP8 disabled"), in a sentence with no word of comparison, trial or plan
  * (fp8_aside_words), and the notes never name BF16 or FP16 as the run's (a mention not said
- * off nor in such a sentence: "the final run used BF16", "this run is BF16"). A mention
+ * off nor in such a sentence, said of the run and not of a part of it nor after "than":
+ * bf16_of_run; "the final run used BF16", "this run is BF16", not "BF16 master weights",
+ * "rather than BF16" or "faster than BF16"). A mention
  * that says nothing of the run ("FP8 results in table 3") does not count. Conservative:
  * where in doubt the cell stays bf16, the documented default. */
 static gboolean
@@ -6603,7 +6657,8 @@ notes_say_fp8 (const char *notes)
       for (const char *p = strstr (low, sixteen[i]); p != NULL; p = strstr (p + n, sixteen[i]))
         if ((p == low || !g_ascii_isalnum (p[-1])) && !g_ascii_isalnum (p[n])
             && !mention_off (low, p, n, NULL) && !negated_before (low, p)
-            && !negated_after (p + n) && !sentence_is_aside (low, p))
+            && !negated_after (p + n) && !sentence_is_aside (low, p)
+            && bf16_of_run (low, p, n))
           return FALSE;
     }
   return TRUE;

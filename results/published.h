@@ -354,10 +354,12 @@
  * |                           |   whose notes say the run trained in FP8 ("trained in FP8",  |
  * |                           |   "FP8 training", "with FP8"; not negated, not "FP8 results  |
  * |                           |   in table 3", not in a sentence of comparison, trial or plan|
- * |                           |   ("tried", "compared", "unlike", "planned", "next", "vs",   |
- * |                           |   "than", "reaches", "row", "baseline", "ablation"), and no  |
- * |                           |   BF16 / FP16 named as the run's) -> fp8, the explain line   |
- * |                           |   saying so; else bf16; no                                   |
+ * |                           |   ("tried", "compared", "unlike", "planned", "next run",     |
+ * |                           |   "vs", "reaches", "baseline", "ablation"), and no BF16 /    |
+ * |                           |   FP16 named as the run's: of the run or its training, not of|
+ * |                           |   a part ("BF16 master weights", "gradients reduced in BF16" |
+ * |                           |   say nothing) nor after "than" ("faster than BF16")) -> fp8,|
+ * |                           |   the explain line saying so; else bf16; no                  |
  * |                           |   16/8/4-bit float named: "fp32" / "TF32" / "int8" ->        |
  * |                           |   skipped, saying which; other text ("FP6") -> skipped "not  |
  * |                           |   recognised"                                                |

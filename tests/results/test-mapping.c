@@ -1755,6 +1755,19 @@ test_precision_from_notes (void)
     { "FP8 training planned for the next run.", FALSE },
     { "Unlike DeepSeek-V3 (trained with FP8), this run is BF16.", FALSE },
     { "Trained with FP8. The final run used BF16.", FALSE },
+    /* BF16 named for a part of the run, or after "than", is not the run's; "row 3" and
+     * "the next 2 weeks" make no aside: FP8 (each read bf16) */
+    { "Trained in FP8 with BF16 master weights.", TRUE },
+    { "FP8 training via Transformer Engine; first and last layers kept in BF16.", TRUE },
+    { "Trained with FP8; gradients reduced in BF16.", TRUE },
+    { "FP8 training. Optimizer states in FP32, params in bf16.", TRUE },
+    { "Trained in FP8 rather than BF16.", TRUE },
+    { "Trained in FP8, 1.3x faster than BF16.", TRUE },
+    { "FP8 training with Transformer Engine, row 3 of Table 4.", TRUE },
+    { "Trained in FP8 on 96 H100s for the next 2 weeks.", TRUE },
+    /* ... but a BF16 said of the run beside one of a part is the run's */
+    { "Trained in FP8 with BF16 master weights. The final run used BF16.", FALSE },
+    { "Trained with FP8. The final run used BF16 for all layers.", FALSE },
   };
   for (guint i = 0; i < G_N_ELEMENTS (rows); i++)
     {
