@@ -5497,9 +5497,14 @@ sp_reading (const char *cell)
 
 /* Whether the words after a mention at `a` (lower case) say it is not stated: "not
  * stated", "not given", "not reported", "not specified", "unspecified", "unknown", after
- * spaces, ':', '=', '-', '(' or "was" / "is" / "were", also past the other items of a list
- * the mention opens ("sequence-parallel/recompute not stated", "SP and recompute not
- * stated"). A word that gives a setting ("on", "off", "used", "with", "not" before
+ * spaces, ':', '=', '-', a bracket right after the mention ("SP (unknown)") or "was" /
+ * "is" / "were", also past the other items of a list the mention opens
+ * ("sequence-parallel/recompute not stated", "SP and recompute not stated"). Only within
+ * the mention's own clause: ',', ';', '.', a later '(' or a setting word not joined to the
+ * mention by a list ('/', '&', '+', "and", "or") ends it, so "TP=2 with sequence
+ * parallelism, recompute unknown", "Sequence parallelism across the 8 TP ranks, pipeline
+ * schedule not specified" state SP (they read as not stated, walking up to 8 words
+ * across commas). A word that gives a setting ("on", "off", "used", "with", "not" before
  * anything else) ends the list: "SP on, recompute not stated" states SP. */
 static gboolean
 unstated_after (const char *a)
@@ -5509,11 +5514,24 @@ unstated_after (const char *a)
   static const char *const verdict[] = { "on", "off", "yes", "no", "not", "used", "unused",
                                          "enabled", "disabled", "true", "false", "with",
                                          "without", "set" };
+  static const char *const joiner[] = { "and", "or" };
+  /* words that name another setting: past one not in a list, the words are its */
+  static const char *const setting[] = {
+    "tp", "pp", "dp", "cp", "ep", "vpp", "tensor", "pipeline", "data", "context", "expert",
+    "recompute", "recomputation", "checkpointing", "activation", "activations", "ac",
+    "zero", "fsdp", "sharding", "offload", "offloading", "precision", "fp8", "bf16",
+    "micro-batch", "microbatch", "batch", "mbs", "gbs", "schedule", "interleaving", "ffn",
+    "optimizer", "overlap", "flash", "attention", "ulysses", NULL };
+  gboolean listed = TRUE;   /* the next word joins the mention's list */
   for (int words = 0; words < 8; words++)
     {
-      while (*a == ' ' || *a == ':' || *a == '=' || *a == '(' || *a == '-' || *a == '/'
-             || *a == ',' || *a == '&' || *a == '+')
-        a++;
+      while (*a == ' ' || *a == ':' || *a == '=' || *a == '-' || *a == '/' || *a == '&'
+             || *a == '+' || (*a == '(' && words == 0))
+        {
+          if (*a == '/' || *a == '&' || *a == '+')
+            listed = TRUE;
+          a++;
+        }
       for (guint i = 0; i < G_N_ELEMENTS (unstated); i++)
         if (g_str_has_prefix (a, unstated[i]) && !g_ascii_isalnum (a[strlen (unstated[i])]))
           return TRUE;
@@ -5521,10 +5539,19 @@ unstated_after (const char *a)
       while (g_ascii_isalnum (*e) || *e == '_' || *e == '-')
         e++;
       if (e == a)
-        return FALSE;
+        return FALSE;   /* ',', ';', '.', '(' or the end: the clause ends */
+      const gsize n = (gsize) (e - a);
       for (guint i = 0; i < G_N_ELEMENTS (verdict); i++)
-        if ((gsize) (e - a) == strlen (verdict[i]) && strncmp (a, verdict[i], (gsize) (e - a)) == 0)
+        if (n == strlen (verdict[i]) && strncmp (a, verdict[i], n) == 0)
           return FALSE;
+      gboolean join = FALSE, is_setting = FALSE;
+      for (guint i = 0; i < G_N_ELEMENTS (joiner); i++)
+        join |= n == strlen (joiner[i]) && strncmp (a, joiner[i], n) == 0;
+      for (guint i = 0; setting[i] != NULL; i++)
+        is_setting |= n == strlen (setting[i]) && strncmp (a, setting[i], n) == 0;
+      if (is_setting && !listed)
+        return FALSE;   /* another setting's words */
+      listed = join || (listed && is_setting);   /* "or activation recompute" */
       a = e;
     }
   return FALSE;
@@ -5550,16 +5577,52 @@ sentence_names (const char *low, const char *p, const char *word)
   return FALSE;
 }
 
+/* Whether the mention of sequence parallelism at `p` (`n` long) in `low` is about
+ * DeepSpeed-Ulysses: "Ulysses" (or "DeepSpeed-Ulysses") right before it, or right after
+ * it, also as "(Ulysses)" or after "via" / "with" / "using" ("Ulysses sequence
+ * parallelism degree 4", "sequence parallelism via Ulysses"). One only beside Ulysses,
+ * negated or contrasted ("Sequence parallelism enabled, not Ulysses", "Megatron sequence
+ * parallelism plus DeepSpeed-Ulysses", "Ulysses instead of Megatron sequence
+ * parallelism") is Megatron's. */
+static gboolean
+sp_about_ulysses (const char *low, const char *p, gsize n)
+{
+  char w[16];
+  const char *b = word_before (low, p, w);
+  if (b != NULL && g_str_equal (w, "style"))   /* "Ulysses-style sequence parallelism" */
+    b = word_before (low, b, w);
+  if (b != NULL && g_str_equal (w, "ulysses"))
+    return TRUE;
+  const char *a = p + n;
+  while (*a == ' ' || *a == '(' || *a == ':' || *a == '=')
+    a++;
+  static const char *const via[] = { "via ", "with ", "using ", "deepspeed-", "deepspeed " };
+  for (guint i = 0; i < G_N_ELEMENTS (via); i++)
+    if (g_str_has_prefix (a, via[i]))
+      {
+        a += strlen (via[i]);
+        if (g_str_has_prefix (a, "deepspeed-") || g_str_has_prefix (a, "deepspeed "))
+          a += 10;
+        break;
+      }
+  return g_str_has_prefix (a, "ulysses") && !g_ascii_isalnum (a[7]);
+}
+
 /* What the notes say of sequence parallelism, for an empty cell: 1 named and not said off
  * anywhere, 0 said off (negated_before / negated_after: "we did not use sequence
  * parallelism", "Sequence parallelism off", "--sequence-parallel not set", "Megatron-style
- * sequence parallelism is unavailable", which read as the stack's default, on) and never
- * named as used, -1 neither or both. The names as whole words ("sequence parallel" is not
- * the start of "sequence parallelism off"). A mention said not stated (unstated_after:
- * "Sequence parallelism not stated.", "recompute/sequence-parallel not stated") says
- * nothing, the stack's default (read off, and on in a slash list); nor does one in a
- * sentence that names Ulysses ("Ulysses sequence parallelism degree 4", read on):
- * DeepSpeed-Ulysses is not Megatron's SP (the cell's rule skips it). */
+ * sequence parallelism is unavailable", which read as the stack's default, on; "instead of"
+ * also past "Megatron" / "Megatron-style": "Ulysses instead of Megatron sequence
+ * parallelism") and never named as used, -1 neither or both. The names as whole words
+ * ("sequence parallel" is not the start of "sequence parallelism off"). A mention not said
+ * off before it and said not stated (unstated_after, in its own clause: "Sequence
+ * parallelism not stated.", "recompute/sequence-parallel not stated") says nothing, the
+ * stack's default (read off, and on in a slash list); "No sequence parallelism,
+ * recompute not stated" is off. Nor does one about Ulysses (sp_about_ulysses: "Ulysses
+ * sequence parallelism degree 4", read on): DeepSpeed-Ulysses is not Megatron's SP (the
+ * cell's rule skips it); one merely in a sentence that names Ulysses is read as any
+ * other ("Sequence parallelism enabled, not Ulysses" on, "Sequence parallelism disabled
+ * (Ulysses used instead)" off: each said nothing). */
 static int
 notes_sp_reading (const char *notes)
 {
@@ -5567,6 +5630,8 @@ notes_sp_reading (const char *notes)
     return -1;
   static const char *const names[] = { "sequence parallelism", "sequence parallel",
                                        "sequence-parallel", "sequence_parallel" };
+  static const char *const megatron[] = { "megatron-style ", "megatron-lm ", "megatron's ",
+                                          "megatron " };
   g_autofree char *low = g_ascii_strdown (notes, -1);
   gboolean on = FALSE, off = FALSE;
   for (guint i = 0; i < G_N_ELEMENTS (names); i++)
@@ -5575,9 +5640,24 @@ notes_sp_reading (const char *notes)
       for (const char *p = strstr (low, names[i]); p != NULL; p = strstr (p + n, names[i]))
         if ((p == low || !g_ascii_isalnum (p[-1])) && !g_ascii_isalpha (p[n]))
           {
-            if (unstated_after (p + n) || sentence_names (low, p, "ulysses"))
+            if (sp_about_ulysses (low, p, n))
               continue;
-            if (negated_before (low, p) || negated_after (p + n))
+            /* the negation before "Megatron('s) sequence parallelism" is the mention's */
+            const char *m = p;
+            for (guint k = 0; k < G_N_ELEMENTS (megatron); k++)
+              {
+                const gsize mn = strlen (megatron[k]);
+                if ((gsize) (p - low) >= mn && strncmp (p - mn, megatron[k], mn) == 0)
+                  {
+                    m = p - mn;
+                    break;
+                  }
+              }
+            if (negated_before (low, m) || negated_before (low, p))
+              off = TRUE;
+            else if (unstated_after (p + n))
+              continue;
+            else if (negated_after (p + n))
               off = TRUE;
             else
               on = TRUE;

@@ -159,12 +159,14 @@
  * |                           |   said off ("we did not                                      |
  * |                           |   use sequence parallelism", "--sequence-parallel not set",  |
  * |                           |   "... is unavailable") or named (on only with tp > 1); a    |
- * |                           |   mention said not stated ("recompute/sequence-parallel not  |
- * |                           |   stated") or beside Ulysses says nothing; else on when      |
- * |                           |   tp > 1 and the stack's default has it (megatron-core,      |
- * |                           |   nemo; off in megatron-lm-2021, where --sequence-parallel   |
- * |                           |   is opt-in and only from Korthikanti et al. 2022, and in    |
- * |                           |   DeepSpeed's fork)                                          |
+ * |                           |   mention said not stated in its own clause and not said off |
+ * |                           |   ("recompute/sequence-parallel not stated"; "SP, recompute  |
+ * |                           |   unknown" is on) or about Ulysses ("Ulysses sequence        |
+ * |                           |   parallelism"; not one beside it: "SP enabled, not Ulysses" |
+ * |                           |   is on) says nothing; else on when tp > 1 and the stack's   |
+ * |                           |   default has it (megatron-core, nemo; off in                |
+ * |                           |   megatron-lm-2021, where --sequence-parallel is opt-in and  |
+ * |                           |   only from Korthikanti et al. 2022, and in DeepSpeed's fork)|
  * | zero_stage_or_fsdp        | the rules above map_sharding in published.c: negations       |
  * |                           |   ("FSDP off", "NO_SHARD", a count of 0 after the scheme:    |
  * |                           |   "FSDP 0", NVIDIA's FSDP column; a whole cell "no" / "off" /|

@@ -1820,9 +1820,11 @@ test_sp_from_notes (void)
 
 /* Notes that say sequence parallelism is not stated say nothing of it: the stack's
  * default (megatron-core on with tp 2, Megatron-DeepSpeed off), where "not stated" read
- * off, and a slash list of unstated settings named it, on; a mention beside Ulysses is not
+ * off, and a slash list of unstated settings named it, on; a mention about Ulysses is not
  * Megatron's SP (read on); "unavailable" says it off (read on). Named at tp 1 it is off,
- * and the line says why (it read "off (the cell is empty: the notes name it)"). 16 H100s. */
+ * and the line says why (it read "off (the cell is empty: the notes name it)"). Only the
+ * mention's own clause can say it not stated, and never one said off; a mention only
+ * beside Ulysses is read as any other. 16 H100s. */
 static void
 test_sp_from_notes_unstated (void)
 {
@@ -1840,6 +1842,31 @@ test_sp_from_notes_unstated (void)
       "-> off (the cell is empty: the notes say it off)\n" },
     { "Megatron-Core r0.8.0", 1, "ran with --sequence-parallel", FALSE,
       "-> off (the cell is empty: the notes name it, but tp is 1 and SP needs TP)\n" },
+    /* "not stated" of another setting, past a comma or the next setting word, says
+     * nothing of SP (these read the stack's default, off / on) ... */
+    { "Megatron-DeepSpeed", 2, "TP=2 with sequence parallelism, recompute unknown", TRUE,
+      "-> on (the cell is empty: the notes name it)\n" },
+    { "Megatron-DeepSpeed", 2,
+      "Sequence parallelism across the 8 TP ranks, pipeline schedule not specified.", TRUE,
+      "-> on (the cell is empty: the notes name it)\n" },
+    { "Megatron-Core r0.8.0", 2, "No sequence parallelism, recompute not stated.", FALSE,
+      "-> off (the cell is empty: the notes say it off)\n" },
+    { "Megatron-Core r0.8.0", 2,
+      "We did not use sequence parallelism or activation recompute (not stated why).", FALSE,
+      "-> off (the cell is empty: the notes say it off)\n" },
+    /* ... and a mention negated or contrasted beside Ulysses, not about it, is Megatron's
+     * SP (these read the stack's default) */
+    { "Megatron-DeepSpeed", 2, "Sequence parallelism enabled, not Ulysses.", TRUE,
+      "-> on (the cell is empty: the notes name it)\n" },
+    { "Megatron-DeepSpeed", 2,
+      "Megatron sequence parallelism plus DeepSpeed-Ulysses for long context.", TRUE,
+      "-> on (the cell is empty: the notes name it)\n" },
+    { "Megatron-Core r0.8.0", 2, "Sequence parallelism disabled (Ulysses used instead).", FALSE,
+      "-> off (the cell is empty: the notes say it off)\n" },
+    { "Megatron-Core r0.8.0", 2, "Ulysses instead of Megatron sequence parallelism.", FALSE,
+      "-> off (the cell is empty: the notes say it off)\n" },
+    { "Megatron-DeepSpeed", 2, "Ulysses-style sequence parallelism degree 4.", FALSE,
+      "sequence_parallel    (empty)                                      -> off\n" },
   };
   for (guint i = 0; i < G_N_ELEMENTS (rows); i++)
     {
