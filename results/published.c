@@ -333,14 +333,39 @@ cell_hfu (const char *cell)
   const char *p = leading_number (t, &v);
   if (p == NULL)
     return FALSE;
-  /* past the figure's unit: "%", "TFLOP/s", "TFLOPS", "PF" (tflops_unit_factor's words) */
+  /* past the figure's unit: "%", "TFLOP/s", "TFLOPS", "PF" (tflops_unit_factor's words),
+   * its per-GPU scope ("/GPU", "per GPU"), a dtype and a qualifier that says how the figure
+   * was taken ("reported as"), and the punctuation that sets the label off ("52, HFU",
+   * "52 [HFU]", "52 - HFU"): "400 TFLOP/s/GPU (HFU)", "400 (bf16, HFU)" and "52 (measured
+   * as HFU)" were read as model FLOPs. A word outside these ("MFU", "model FLOPs",
+   * "non-HFU") still ends the search. */
+  static const char *const skips[] = {
+    "/gpu", "/device", "per gpu", "per device", "per-gpu", "bf16", "fp16", "fp8", "fp32",
+    "tf32", "reported as", "measured as", "megatron-style", "i.e.",
+  };
   for (;;)
     {
-      while (*p == ' ' || *p == '%' || *p == '(')
+      while (*p == ' ' || *p == '%' || *p == '(' || *p == '[' || *p == ',' || *p == '-')
         p++;
+      gboolean skipped = FALSE;
+      for (guint i = 0; i < G_N_ELEMENTS (skips) && !skipped; i++)
+        {
+          const gsize n = strlen (skips[i]);
+          if (strncmp (p, skips[i], n) == 0
+              && (skips[i][n - 1] == '.' || !g_ascii_isalnum (p[n])))
+            {
+              p += n;
+              skipped = TRUE;
+            }
+        }
+      if (skipped)
+        continue;
       const char *w = p;
-      while (g_ascii_isalpha (*p) || *p == '/')
+      while (g_ascii_isalpha (*p))
         p++;
+      /* "TFLOP/s" but not "TFLOP/s/GPU" as one word: "/GPU" is a skip of its own */
+      if (p[0] == '/' && p[1] == 's' && !g_ascii_isalnum (p[2]))
+        p += 2;
       const gsize n = (gsize) (p - w);
       static const char *const units[] = {
         "tflop/s", "tflops", "tflop", "tf", "pflop/s", "pflops", "pf", "gflop/s", "gflops",

@@ -4294,6 +4294,12 @@ test_hfu_measured (void)
   static const struct { const char *mfu, *tflops; } same[] = {
     { "40 (HFU)", "" }, { "40% HFU", "" }, { "", "395.76 (HFU, incl. recompute)" },
     { "", "395.76 TFLOP/s (HFU)" },
+    /* past a per-GPU unit, a dtype, a qualifier or the punctuation that sets the label
+     * off (these were read as model FLOPs) */
+    { "", "395.76 TFLOP/s/GPU (HFU)" }, { "", "395.76 TFLOPs per GPU (HFU)" },
+    { "", "395.76 TFLOP/s/GPU HFU" }, { "", "395.76 (bf16, HFU)" }, { "40, HFU", "" },
+    { "40 [HFU]", "" }, { "40 - HFU", "" }, { "40 (reported as HFU)", "" },
+    { "40 (Megatron-style HFU)", "" }, { "40 (measured as HFU)", "" },
   };
   for (guint i = 0; i < G_N_ELEMENTS (same); i++)
     {
