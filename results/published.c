@@ -7081,7 +7081,8 @@ batch_from_accumulation (ResPublishedCase *c, const ResCsv *csv, guint row, gint
 /* The product a batch per unit writes out after its unit ("4 per GPU x 8 GPUs x 2
  * nodes", "4 per GPU x 8 GPUs per node x 6 nodes", "16 per node x 2 nodes"), from `p`
  * just past the unit: `each` x every factor, each a whole count of GPUs, devices, ranks,
- * accelerators, nodes, servers or hosts (a "per node" after one is its description).
+ * accelerators, nodes, servers or hosts (a "per node" after one is its description), or
+ * of data-parallel replicas ("x 48 DP ranks", "x 48 replicas", "x 48 DP").
  * 1: *out the product and *factors the factors as " x 8 GPUs x 2 nodes" (g_free); 0: no
  * product written; -1: a factor that names no such count ("x 16", "x 2 epochs") or a
  * product past G_MAXINT. */
@@ -7115,6 +7116,19 @@ batch_product (const char *p, gint64 each, gint64 *out, char **factors)
         m_end++;
       guint u = G_N_ELEMENTS (units);
       gsize len = 0;
+      /* "x 48 DP ranks", "x 48 replicas", "x 48 DP": a count of data-parallel replicas,
+       * which a batch per GPU (one replica's) is multiplied by; checked against dp by the
+       * caller like "x 8 GPUs" (these were skipped as no count of GPUs or nodes) */
+      static const char *const replicas[] = { "dp ranks", "dp rank", "dp replicas",
+                                              "dp replica", "data-parallel ranks",
+                                              "data-parallel replicas", "replicas",
+                                              "replica", "dp" };
+      for (guint i = 0; i < G_N_ELEMENTS (replicas) && u == G_N_ELEMENTS (units); i++)
+        {
+          len = strlen (replicas[i]);
+          if (starts_with_ci (m_end, replicas[i]) && !g_ascii_isalpha (m_end[len]))
+            u = 2;   /* a rank: no "per node" description follows it */
+        }
       for (guint i = 0; i < G_N_ELEMENTS (units) && u == G_N_ELEMENTS (units); i++)
         {
           len = strlen (units[i]);

@@ -3490,6 +3490,8 @@ test_batch_per_gpu (void)
     { "2", "1", "4 per device x 64 devices", "per data-parallel replica: 4 x dp 8 = 32" },
     { "2", "1", "16 per node x 4 nodes", "are 2 nodes of 8" },
     { "2", "1", "2 per GPU x 16", "no count of GPUs or nodes" },
+    /* a count of DP ranks that is not the row's dp 8 */
+    { "2", "1", "4 per GPU x 24 DP", "per data-parallel replica: 4 x dp 8 = 32" },
   };
   for (guint i = 0; i < G_N_ELEMENTS (bad); i++)
     {
@@ -3529,6 +3531,22 @@ test_batch_per_gpu_product (void)
         g_error ("global_batch '%s' on %d GPUs: %d, expected %d (%s)", rows[i].batch,
                  rows[i].gpus, c->plan.global_batch, rows[i].want,
                  c->skip_reason ? c->skip_reason : "");
+    }
+  /* a factor that counts data-parallel replicas multiplies the replica's batch, checked
+   * against dp: 96 GPUs, tp 2, dp 48: 4 x 48 = 192 (these were skipped as "a factor that
+   * is no count of GPUs or nodes") */
+  static const char *const replicas[] = { "4 per GPU x 48 DP ranks", "4 per GPU x 48 replicas",
+                                          "4 per GPU \xc3\x97 48 DP", "4 per GPU x 48 DP" };
+  for (guint i = 0; i < G_N_ELEMENTS (replicas); i++)
+    {
+      g_autofree char *t = g_strdup_printf (
+        "row_id,model,gpu_type,n_gpus,n_layers,hidden,n_heads,vocab,seq_len,tp,pp,dp,"
+        "global_batch,step_time_s\n"
+        "1,GPT,H100-SXM-80GB,96,16,1024,16,16384,1024,2,1,48,%s,100\n", replicas[i]);
+      g_autoptr (ResPublishedCase) c = case_of (t);
+      if (!c->ready || c->plan.global_batch != 192)
+        g_error ("global_batch '%s' on dp 48: %d, expected 192 (%s)", replicas[i],
+                 c->plan.global_batch, c->skip_reason ? c->skip_reason : "");
     }
   /* 16 GPUs, tp 2: dp 8; micro_batch 2, grad_accum 4. "2 per GPU" is micro_batch's: 2 x 8
    * x 4 = 64 (it was 2 x 8 = 16 with one micro-batch, grad_accum ignored); "8 per GPU" is
