@@ -281,8 +281,17 @@ tflops_unit_factor (const char *p)
   g_autofree char *w = g_ascii_strdown (p, -1);
   /* "3200 per node": TFLOP/s of a node (rate_node_gpus) */
   if (g_str_has_prefix (w, "per node") || g_str_has_prefix (w, "per server")
-      || g_str_has_prefix (w, "per host"))
+      || g_str_has_prefix (w, "per host") || g_str_has_prefix (w, "per-node")
+      || g_str_has_prefix (w, "per dgx node") || g_str_has_prefix (w, "aggregate per node"))
     return 1;
+  if (g_str_has_prefix (w, "per ") && g_ascii_isdigit (w[4]))
+    {
+      const char *d = w + 4;
+      while (g_ascii_isdigit (*d))
+        d++;
+      if (g_str_has_prefix (d, "-gpu node"))
+        return 1;
+    }
   /* "500 HFU": TFLOP/s, of hardware FLOPs (cell_hfu) */
   if (g_str_has_prefix (w, "hfu") && !g_ascii_isalpha (w[3]))
     return 1;
@@ -2251,7 +2260,10 @@ rate_unit_word (const char *p, gsize n)
  * 8-GPU nodes) the GPUs of one server of the row's own cluster (row_device's: the preset
  * its gpu_type maps to, under a --cluster too), at most n_gpus (a run on part of a node:
  * the node's rate is the run's). The node must follow the figure directly, past unit
- * words only (rate_unit_word): a bracket or clause that gives its own figure per node
+ * words only (rate_unit_word), a comma, a bracket and "aggregate" / "total" ("24,000
+ * tokens/s, per node", "24,000 tokens/s (aggregate per node)", "per-node", "per 8-GPU
+ * node", "per DGX node" were read as a GPU's, 8 times too high): a bracket or clause
+ * that gives its own figure per node
  * ("465.9 (3.7 PFLOP/s per node)", "12,000 (8 GPUs per node)", "2000 (per device; 8
  * devices per node)") or a figure said to be a GPU's first ("2000 per H100 (16K per
  * node)") leaves the leading figure a GPU's; these were divided by 8. */
@@ -2267,7 +2279,8 @@ rate_node_gpus (const ResPublishedCase *c, const ResCsv *csv, guint row, const c
   gboolean node = FALSE, slash = FALSE;
   while (!node && *p != '\0')
     {
-      if (*p == ' ' || (*p == '(' && !slash))
+      /* "24,000 tokens/s, per node": a comma sets the scope off, no figure of its own */
+      if (*p == ' ' || ((*p == '(' || *p == ',') && !slash))
         {
           p++;
           continue;
@@ -2284,13 +2297,25 @@ rate_node_gpus (const ResPublishedCase *c, const ResCsv *csv, guint row, const c
       while (g_ascii_isalpha (*p))
         p++;
       const gsize n = (gsize) (p - w);
+      /* "(aggregate per node)": a word that says the figure is the whole node's */
+      if ((n == 9 && strncmp (w, "aggregate", 9) == 0) || (n == 5 && strncmp (w, "total", 5) == 0))
+        continue;
       /* "per" then the node; "per second" a unit; "per GPU", "per H100": a GPU's */
-      gboolean per = n == 3 && strncmp (w, "per", 3) == 0 && *p == ' ';
+      gboolean per = n == 3 && strncmp (w, "per", 3) == 0 && (*p == ' ' || *p == '-');
       const char *u = w;
       gsize un = n;
       if (per)
         {
           u = p + 1;
+          /* the node described: "per 8-GPU node", "per DGX node" (its GPUs are the row's
+           * cluster's, as for "per node") */
+          const char *d = u;
+          while (g_ascii_isdigit (*d))
+            d++;
+          if (d > u && (g_str_has_prefix (d, "-gpu ") || g_str_has_prefix (d, " gpu ")))
+            u = d + 5;
+          else if (g_str_has_prefix (u, "dgx "))
+            u += 4;
           un = 0;
           while (g_ascii_isalpha (u[un]))
             un++;
