@@ -120,7 +120,8 @@ binds_to_group (const char *p)
  * exactly three digits and no fourth. After a space (not a comma) the group must also end
  * the number: a letter or '-' after it binds the digits to what follows ("192 512-token
  * sequences" is 192 sequences of 512 tokens, it was read as 192,512), as does a singular
- * "token" word (binds_to_group: "192 512 token sequences"). */
+ * "token" word (binds_to_group: "192 512 token sequences"); leading_number first asks
+ * hyphen_group whether a first group of one or two digits joins ("4 096-token"). */
 static gboolean
 thousands_group (const char *p, gsize sep)
 {
@@ -131,6 +132,35 @@ thousands_group (const char *p, gsize sep)
     return TRUE;
   const char after = p[sep + 3];
   return after == '\0' || (!g_ascii_isalnum (after) && after != '-' && !binds_to_group (p + sep + 3));
+}
+
+/* A first group of digits (`cell` to `q`) and one spaced group of three before a hyphen
+ * compound ("4 096-token", "2 048-sequence batches", "6 144-GPU"): one number or two?
+ * thousands_group reads two ("192 512-token sequences" is 192 sequences of 512 tokens),
+ * and "4 096-token" was read as 4. A first group of three digits is a count of its own
+ * (two numbers: 0). A first group of one or two digits is a thousands value where the
+ * group starts with 0 (no count is written "096") or the joined value is a multiple of
+ * 128, as sequence lengths, batches and GPU counts in the thousands are ("8 192", "1 536",
+ * "6 144"): 1 with *joined. Otherwise ("8 500-token") neither reading is plain: -1, and
+ * garbled_number refuses the cell. 0 where the cell is no such form. */
+static int
+hyphen_group (const char *cell, const char *q, gsize sep, double *joined)
+{
+  const gsize lead = (gsize) (q - cell);
+  if (!(lead >= 1 && lead <= 3 && sep > 0 && *q != ',' && g_ascii_isdigit (q[sep])
+        && g_ascii_isdigit (q[sep + 1]) && g_ascii_isdigit (q[sep + 2])
+        && q[sep + 3] == '-' && g_ascii_isalpha (q[sep + 4])))
+    return 0;
+  if (lead == 3)
+    return 0;
+  const double v = g_ascii_strtod (cell, NULL) * 1000 + (q[sep] - '0') * 100
+                   + (q[sep + 1] - '0') * 10 + (q[sep + 2] - '0');
+  if (q[sep] == '0' || fmod (v, 128) == 0)
+    {
+      *joined = v;
+      return 1;
+    }
+  return -1;
 }
 
 /* The leading number of a cell and where it ends: thousands separators read ("8,192",
@@ -156,6 +186,12 @@ leading_number (const char *cell, double *out)
   while (g_ascii_isdigit (*q))
     q++;
   const gsize sep = group_separator (q);
+  double joined;
+  if (hyphen_group (cell, q, sep, &joined) > 0)
+    {
+      *out = joined;
+      return q + sep + 3;
+    }
   if (q - cell >= 1 && q - cell <= 3 && thousands_group (q, sep))
     {
       g_autoptr (GString) digits = g_string_new_len (cell, q - cell);
@@ -1071,6 +1107,21 @@ garbled_number (const char *cell, const char *lead_end, const char *column)
             return what;
           }
       }
+  }
+  /* "8 500-token": 8,500 tokens, or 8 of 500 tokens? (hyphen_group) */
+  {
+    const char *d = cell;
+    while (*d == ' ')
+      d++;
+    if (*d == '+')
+      d++;
+    const char *q = d;
+    while (g_ascii_isdigit (*q))
+      q++;
+    double joined;
+    if (q == lead_end && hyphen_group (d, q, group_separator (q), &joined) < 0)
+      return "digits grouped by spaces before a hyphenated unit that read as neither one "
+             "thousands value nor a count and a second quantity";
   }
   /* digits grouped by spaces that are no thousands groups ("1 02", "1024 000", "2 4"):
    * leading_number reads "1 024" whole, and this was read as its first group */

@@ -3442,6 +3442,36 @@ test_spaced_thousands (void)
   g_autoptr (ResPublishedCase) word = num_row ("512", "192 512 token sequences", "");
   g_assert_false (word->ready);
   g_assert_nonnull (strstr (word->skip_reason, "grouped by spaces"));
+  /* a first group of one or two digits before a hyphen compound is a thousands value
+   * where the group starts with 0 or the value is a multiple of 128: seq_len "4 096-token"
+   * = 4,096, "8 192-token context" = 8,192; global_batch "2 048-sequence batches" = 2,048
+   * and "1 536-sequence batch (6.3M tokens)" = 1,536 (these were read as 4, 8, 2 and 1) */
+  static const struct { const char *seq, *batch; guint positions; int want; } hy[] = {
+    { "4 096-token", "64", 4096, 64 }, { "8 192-token context", "64", 8192, 64 },
+    { "1024", "2 048-sequence batches", 1024, 2048 },
+    { "1024", "1 536-sequence batch (6.3M tokens)", 1024, 1536 },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (hy); i++)
+    {
+      g_autoptr (ResPublishedCase) c = num_row (hy[i].seq, hy[i].batch, "");
+      if (!c->ready || c->model->max_positions != hy[i].positions
+          || c->plan.global_batch != hy[i].want)
+        g_error ("seq_len '%s' global_batch '%s': %s, expected %u and %d", hy[i].seq,
+                 hy[i].batch, c->skip_reason ? c->skip_reason : "read otherwise",
+                 hy[i].positions, hy[i].want);
+    }
+  /* n_gpus "6 144-GPU" = 6,144 (it was read as 6): tp 2, dp 3,072 */
+  g_autoptr (ResPublishedCase) g6144 = case_of (
+    "row_id,model,gpu_type,n_gpus,n_layers,hidden,n_heads,vocab,seq_len,tp,pp,global_batch,"
+    "step_time_s\n1,GPT,H100-SXM-80GB,6 144-GPU,16,1024,16,16384,1024,2,1,6144,100\n");
+  if (!g6144->ready || g6144->n_gpus != 6144)
+    g_error ("n_gpus '6 144-GPU': %" G_GINT64_FORMAT " (%s), expected 6144", g6144->n_gpus,
+             g6144->skip_reason ? g6144->skip_reason : "");
+  /* neither reading plain ("8 500-token": 8,500 is no multiple of 128, and 8 a count of
+   * 500-token sequences reads as well): refused */
+  g_autoptr (ResPublishedCase) amb = num_row ("1024", "8 500-token sequences", "");
+  g_assert_false (amb->ready);
+  g_assert_nonnull (strstr (amb->skip_reason, "before a hyphenated unit"));
 }
 
 /* A global_batch given per GPU, device, rank or accelerator is the batch of one
