@@ -2400,6 +2400,38 @@ node_note (gint64 node_gpus)
                        : g_strdup ("");
 }
 
+/* Whether a convention cell writes Narayanan et al.'s 96 formula out: a "96" (not part
+ * of a longer number) followed by optional spaces and a product sign ('*', 'x', the
+ * multiplication sign or the middle dot) or "B s" / "Bs" ("96*B*s*L*h^2", "96 B s l
+ * h^2"). Any "96" switched the 72-form MFU reading off ("(1,296 GPUs)", "96 layers, 96
+ * heads"). */
+static gboolean
+writes_96_formula (const char *cell)
+{
+  for (const char *p = cell; (p = strstr (p, "96")) != NULL; p += 2)
+    {
+      if (p > cell && (g_ascii_isdigit (p[-1]) || p[-1] == ',' || p[-1] == '.'))
+        continue;
+      const char *q = p + 2;
+      if (g_ascii_isdigit (*q))
+        continue;
+      while (*q == ' ')
+        q++;
+      if (*q == '*' || *q == 'x' || *q == 'X' || g_str_has_prefix (q, "\xc3\x97")
+          || g_str_has_prefix (q, "\xc2\xb7"))
+        return TRUE;
+      if (*q == 'B' || *q == 'b')
+        {
+          const char *r = q + 1;
+          while (*r == ' ')
+            r++;
+          if ((*r == 's' || *r == 'S') && !g_ascii_isalpha (r[1]))
+            return TRUE;
+        }
+    }
+  return FALSE;
+}
+
 /* A convention cell that calls its figure a model FLOPs utilization ("MFU" as a word,
  * "model FLOPs utilization") */
 static gboolean
@@ -2548,16 +2580,16 @@ map_measured_cells (ResPublishedCase *c, const ResCsv *csv, guint row, double to
        * without recomputation"). Narayanan et al.'s SC'21 count (96 B s l h^2 ...) holds
        * the full recompute's extra forward: a figure the convention cell calls an MFU
        * and says follows Narayanan et al. by name only (not their 96 formula written
-       * out, nor a recompute or HFU said counted: SC'21's own "% of peak" is of that
-       * count) is read with the same count less that forward, Korthikanti et al.'s 72
-       * form (MegaScale, NSDI'24, Table 2: "MFU ... citing Narayanan et al."; its 530B
-       * MFUs agree with the 72 form at 312 TFLOP/s within 1.5%, and with the 96 form
-       * read 30% apart: audit of 7 Dec) */
+       * out, writes_96_formula, nor a recompute or HFU said counted: SC'21's own "% of
+       * peak" is of that count) is read with the same count less that forward,
+       * Korthikanti et al.'s 72 form (MegaScale, NSDI'24, Table 2: "MFU ... citing
+       * Narayanan et al."; its 530B MFUs agree with the 72 form at 312 TFLOP/s within
+       * 1.5%, and with the 96 form read 30% apart: audit of 7 Dec) */
       double mfu_fpt = flops_per_token;
       const char *mfu_conv = conv;
       if (c->convention == MODEL_FLOPS_MEGATRON96 && !c->flops_6n && names_mfu (conv_cell)
           && !contains_ci (conv_cell, "recomput") && !contains_ci (conv_cell, "HFU")
-          && !contains_ci (conv_cell, "96"))
+          && !writes_96_formula (conv_cell))
         {
           mfu_fpt = model_spec_flops_per_token (c->model, c->model->max_positions,
                                                 MODEL_FLOPS_MEGATRON72);

@@ -330,8 +330,9 @@ test_map_convention_from_stack (void)
  *    Korthikanti's 72 form, 72 x 16 x 1,048,576 x (1 + 1/6 + 1/12) = 1,509,949,440 FLOP a
  *    token, step = 1,509,949,440 x 65,536 / (0.50 x 312e12 x 8) = 0.0792917 s, where the
  *    cell calls it an MFU and cites them by name; a cell that says the recompute is
- *    counted, or writes their 96 formula out (SC'21's own "% of peak"), keeps the 96
- *    form, 1,979,711,488 FLOP a token, 0.1039602 s;
+ *    counted, or writes their 96 formula out (SC'21's own "% of peak"; a "96" that is
+ *    no formula, "1,296 GPUs", "96 layers", does not), keeps the 96 form, 1,979,711,488
+ *    FLOP a token, 0.1039602 s;
  *  - "formula not given on the page" says no count, as "not printed": the stack's own;
  *  - ZeRO-2 on Megatron-LM is its distributed optimizer: megatron-core, zero1 (the 2021
  *    stack refused zero2; megatron-core's zero2 would reduce-scatter every micro-batch);
@@ -363,7 +364,13 @@ test_map_audit_forms (void)
     "Megatron-Core num_floating_point_operations\n"
     "9,GPT 1B,A100-SXM-80GB,8,16,1024,16,16384,1024,2,2,2,2,64,full,fp16,Megatron-LM,,50,,"
     "\"Narayanan et al. SC'21: 96*B*s*L*h^2*(1+s/(6h)+V/(16Lh)); % of the 312 TFLOP/s "
-    "peak\"\n";
+    "peak\"\n"
+    "10,GPT 1B,A100-SXM-80GB,8,16,1024,16,16384,1024,2,2,2,2,64,full,fp16,Megatron-LM,,50,,"
+    "\"MFU citing Narayanan et al. (1,296 GPUs)\"\n"
+    "11,GPT 1B,A100-SXM-80GB,8,16,1024,16,16384,1024,2,2,2,2,64,full,fp16,Megatron-LM,,50,,"
+    "\"MFU citing Narayanan et al.; 96 layers, 96 heads\"\n"
+    "12,GPT 1B,A100-SXM-80GB,8,16,1024,16,16384,1024,2,2,2,2,64,full,fp16,Megatron-LM,,50,,"
+    "\"MFU citing Narayanan et al.: 96 B s l h^2 (1 + s/6h + V/16lh)\"\n";
   g_autoptr (ResCsv) csv = res_csv_parse (text, -1, "inline", NULL);
   g_assert_nonnull (csv);
   g_autoptr (ResPublishedCase) c1 = case_for (csv, "1");
@@ -379,6 +386,22 @@ test_map_audit_forms (void)
   g_assert_null (c9->skip_reason);
   g_assert_cmpstr (c9->measured_source, ==, "mfu_pct (megatron96)");
   assert_rel (c9->measured_step_s, 0.10396023403651282, 1e-12);
+  /* a "96" that is no formula (a GPU count, the layers and heads of another model) leaves
+   * the MFU the 72 form (any "96" kept the 96 form); "96 B s" written out is the 96 form */
+  static const struct { const char *row; gboolean form96; } nr[] = {
+    { "10", FALSE }, { "11", FALSE }, { "12", TRUE },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (nr); i++)
+    {
+      g_autoptr (ResPublishedCase) c = case_for (csv, nr[i].row);
+      g_assert_null (c->skip_reason);
+      if (nr[i].form96)
+        g_assert_cmpstr (c->measured_source, ==, "mfu_pct (megatron96)");
+      else if (strstr (c->measured_source, "megatron72: an MFU leaves the recompute out") == NULL)
+        g_error ("row %s: %s, expected the 72 form", nr[i].row, c->measured_source);
+      assert_rel (c->measured_step_s, nr[i].form96 ? 0.10396023403651282 : 0.07929170392615384,
+                  1e-12);
+    }
   g_autoptr (ResPublishedCase) c3 = case_for (csv, "3");
   g_assert_null (c3->skip_reason);
   g_assert_cmpint (c3->convention, ==, MODEL_FLOPS_MCORE);
