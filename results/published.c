@@ -444,7 +444,21 @@ cell_hfu (const char *cell)
   /* "HFU 62", "HFU: 62%", "HFU = 62": a figure of its own */
   while (*after == ' ' || *after == ':' || *after == '=' || *after == '~')
     after++;
-  return !(g_ascii_isdigit (*after) || (*after == '.' && g_ascii_isdigit (after[1])));
+  if (g_ascii_isdigit (*after) || (*after == '.' && g_ascii_isdigit (after[1])))
+    return FALSE;
+  /* "HFU not reported", "HFU n/a", "HFU unknown", "HFU would be higher", "HFU excluded":
+   * the HFU is another figure, one the cell does not give, not this one's label (read as
+   * HFU once the comma, dash and "i.e." before the label were skipped: regression audit
+   * of 7 Dec) */
+  static const char *const other[] = { "not", "n/a", "na", "unknown", "would", "excluded",
+                                       "omitted", "unavailable", "none", "-" };
+  for (guint i = 0; i < G_N_ELEMENTS (other); i++)
+    {
+      const gsize n = strlen (other[i]);
+      if (strncmp (after, other[i], n) == 0 && !g_ascii_isalnum (after[n]))
+        return FALSE;
+    }
+  return TRUE;
 }
 
 /* A positive whole count; FALSE when missing, fractional or < 1. */
@@ -2377,7 +2391,18 @@ rate_node_gpus (const ResPublishedCase *c, const ResCsv *csv, guint row, const c
               && !g_ascii_isalnum (u[un]))
             node = TRUE;
       if (node)
-        break;
+        {
+          /* ... and it ends the scope: a "per node" that labels a figure or a noun of its
+           * own ("12,000 (per node: 96k)", "12,000, per node 96k", "12,000 (per-node
+           * batch 64)", "12,000, per-node NVLink") leaves the leading figure a GPU's
+           * (they were divided by the node's GPUs: regression audit of 7 Dec) */
+          const char *q = u + un;
+          while (*q == ' ')
+            q++;
+          if (!(*q == '\0' || strchr ("),;.]([", *q) != NULL))
+            node = FALSE;
+          break;
+        }
       if (!rate_unit_word (u, un))
         break;
       p = u + un;
@@ -2417,9 +2442,22 @@ writes_96_formula (const char *cell)
         continue;
       while (*q == ' ')
         q++;
-      if (*q == '*' || *q == 'x' || *q == 'X' || g_str_has_prefix (q, "\xc3\x97")
-          || g_str_has_prefix (q, "\xc2\xb7"))
-        return TRUE;
+      /* a product sign, then the batch or the sequence ("96*B*s", "96 x B x s", "96 ·
+       * B"): "96 x H100" or "96 × H100 GPUs" is a count of GPUs (read as the formula:
+       * regression audit of 7 Dec) */
+      const char *op = NULL;
+      if (*q == '*' || *q == 'x' || *q == 'X')
+        op = q + 1;
+      else if (g_str_has_prefix (q, "\xc3\x97") || g_str_has_prefix (q, "\xc2\xb7"))
+        op = q + 2;
+      if (op != NULL)
+        {
+          while (*op == ' ')
+            op++;
+          if ((*op == 'B' || *op == 'b' || *op == 's' || *op == 'S') && !g_ascii_isalnum (op[1]))
+            return TRUE;
+          continue;
+        }
       if (*q == 'B' || *q == 'b')
         {
           const char *r = q + 1;
@@ -4217,7 +4255,17 @@ wo_recompute (const char *t)
                 q += 5, more = TRUE;
               else if (g_str_has_prefix (q, "act. ") || g_str_has_prefix (q, "act "))
                 q += q[3] == '.' ? 5 : 4, more = TRUE;   /* "act ckpt": "ckpt" below */
+              else if (g_str_has_prefix (q, "it") && !g_ascii_isalnum (q[2]))
+                q += 2, more = TRUE;
+              else if (g_str_has_prefix (q, "any") && !g_ascii_isalnum (q[3]))
+                q += 3, more = TRUE;
             }
+          /* "without" or "w/o" with nothing after it in the recompute cell ("without",
+           * "trained without", "without any", "without (all activations kept)"): the
+           * cell's own subject, recompute, said off (these read none before the word
+           * list above; then they were not recognised: regression audit of 7 Dec) */
+          if (*q == '\0' || strchr ("(),;.", *q) != NULL)
+            return TRUE;
           for (guint i = 0; i < G_N_ELEMENTS (words); i++)
             {
               const gsize n = strlen (words[i]);
@@ -5766,6 +5814,14 @@ notes_sp_reading (const char *notes)
   static const char *const megatron[] = { "megatron-style ", "megatron-lm ", "megatron's ",
                                           "megatron " };
   g_autofree char *low = g_ascii_strdown (notes, -1);
+  /* Ulysses named in the notes and not said off ("not Ulysses", "no Ulysses"): a plain
+   * mention of sequence parallelism there may be either, so only one that names
+   * Megatron's, or says it off, reads ("DeepSpeed-Ulysses, sequence parallel size 4",
+   * "Uses sequence parallelism; whether Megatron or Ulysses is not stated" read on:
+   * regression audit of 7 Dec) */
+  gboolean ulysses = FALSE;
+  for (const char *u = strstr (low, "ulysses"); u != NULL && !ulysses; u = strstr (u + 7, "ulysses"))
+    ulysses = !negated_before (low, u);
   gboolean on = FALSE, off = FALSE;
   for (guint i = 0; i < G_N_ELEMENTS (names); i++)
     {
@@ -5792,6 +5848,8 @@ notes_sp_reading (const char *notes)
               continue;
             else if (negated_after (p + n))
               off = TRUE;
+            else if (ulysses && m == p)
+              continue;
             else
               on = TRUE;
           }

@@ -1867,6 +1867,15 @@ test_sp_from_notes_unstated (void)
       "-> off (the cell is empty: the notes say it off)\n" },
     { "Megatron-DeepSpeed", 2, "Ulysses-style sequence parallelism degree 4.", FALSE,
       "sequence_parallel    (empty)                                      -> off\n" },
+    /* a plain mention in notes that name Ulysses un-negated may be either: the stack's
+     * default (read on: regression audit of 7 Dec) */
+    { "Megatron-DeepSpeed", 2, "DeepSpeed-Ulysses, sequence parallel size 4", FALSE,
+      "sequence_parallel    (empty)                                      -> off\n" },
+    { "Megatron-DeepSpeed", 2, "DeepSpeed-Ulysses. Sequence parallelism degree 4.", FALSE,
+      "sequence_parallel    (empty)                                      -> off\n" },
+    { "Megatron-DeepSpeed", 2,
+      "Uses sequence parallelism; whether Megatron or Ulysses is not stated", FALSE,
+      "sequence_parallel    (empty)                                      -> off\n" },
   };
   for (guint i = 0; i < G_N_ELEMENTS (rows); i++)
     {
@@ -2360,6 +2369,11 @@ test_recompute (void)
     { "full recompute disabled", PLAN_RECOMPUTE_NONE },
     { "no full recompute (selective only)", PLAN_RECOMPUTE_SELECTIVE },
     { "w/o AC", PLAN_RECOMPUTE_NONE },
+    /* "without" with nothing after it: recompute, the cell's subject, said off (not
+     * recognised once "without" read only before a recompute word: regression audit) */
+    { "without", PLAN_RECOMPUTE_NONE },
+    { "trained without", PLAN_RECOMPUTE_NONE },
+    { "without (all activations kept)", PLAN_RECOMPUTE_NONE },
     /* offloading said off leaves the kind */
     { "full (no CPU offload)", PLAN_RECOMPUTE_FULL },
     /* "w/o" negates only the recompute words it precedes: before anything else it leaves
@@ -4371,6 +4385,14 @@ test_hfu_measured (void)
     { "mfu_pct", "47 (MFU; HFU not reported)", "47" },
     { "tflops_per_gpu", "465.9 (model FLOPs; HFU 620)", "465.9" },
     { "tflops_per_gpu", "465.9 (non-HFU, model FLOPs)", "465.9" },
+    /* an HFU the cell does not give ("not reported", "n/a", "would be"), past the
+     * punctuation and units the label may follow: no label of the leading figure (read as
+     * HFU: regression audit of 7 Dec) */
+    { "mfu_pct", "47, HFU not reported", "47" },
+    { "mfu_pct", "47 (HFU n/a)", "47" },
+    { "mfu_pct", "47 - HFU would be higher", "47" },
+    { "tflops_per_gpu", "465.9 TFLOP/s/GPU (HFU not given)", "465.9" },
+    { "tflops_per_gpu", "465.9 (bf16, HFU unknown)", "465.9" },
   };
   for (guint i = 0; i < G_N_ELEMENTS (model); i++)
     {
@@ -4447,6 +4469,14 @@ test_rate_per_node (void)
     { "H100-SXM-80GB", 16, "tokens_per_s_per_gpu", "2000 per H100 (16K per node)",
       65536.0 / (2000 * 16) },
     { "H100-SXM-80GB", 16, "tokens_per_s_per_gpu", "2,000 tokens/s per GPU (16K per node)",
+      65536.0 / (2000 * 16) },
+    /* a "per node" that labels a figure or a noun of its own (divided by 8: regression
+     * audit of 7 Dec) */
+    { "H100-SXM-80GB", 16, "tokens_per_s_per_gpu", "2,000 (per node: 16k)",
+      65536.0 / (2000 * 16) },
+    { "H100-SXM-80GB", 16, "tokens_per_s_per_gpu", "2,000, per node 16,000",
+      65536.0 / (2000 * 16) },
+    { "H100-SXM-80GB", 16, "tokens_per_s_per_gpu", "2,000 (per-node batch 64)",
       65536.0 / (2000 * 16) },
   };
   for (guint i = 0; i < G_N_ELEMENTS (rows); i++)

@@ -370,7 +370,9 @@ test_map_audit_forms (void)
     "11,GPT 1B,A100-SXM-80GB,8,16,1024,16,16384,1024,2,2,2,2,64,full,fp16,Megatron-LM,,50,,"
     "\"MFU citing Narayanan et al.; 96 layers, 96 heads\"\n"
     "12,GPT 1B,A100-SXM-80GB,8,16,1024,16,16384,1024,2,2,2,2,64,full,fp16,Megatron-LM,,50,,"
-    "\"MFU citing Narayanan et al.: 96 B s l h^2 (1 + s/6h + V/16lh)\"\n";
+    "\"MFU citing Narayanan et al.: 96 B s l h^2 (1 + s/6h + V/16lh)\"\n"
+    "13,GPT 1B,A100-SXM-80GB,8,16,1024,16,16384,1024,2,2,2,2,64,full,fp16,Megatron-LM,,50,,"
+    "\"MFU following Narayanan et al. (96 x H100)\"\n";
   g_autoptr (ResCsv) csv = res_csv_parse (text, -1, "inline", NULL);
   g_assert_nonnull (csv);
   g_autoptr (ResPublishedCase) c1 = case_for (csv, "1");
@@ -389,7 +391,7 @@ test_map_audit_forms (void)
   /* a "96" that is no formula (a GPU count, the layers and heads of another model) leaves
    * the MFU the 72 form (any "96" kept the 96 form); "96 B s" written out is the 96 form */
   static const struct { const char *row; gboolean form96; } nr[] = {
-    { "10", FALSE }, { "11", FALSE }, { "12", TRUE },
+    { "10", FALSE }, { "11", FALSE }, { "12", TRUE }, { "13", FALSE },   /* 13: "96 x H100" */
   };
   for (guint i = 0; i < G_N_ELEMENTS (nr); i++)
     {
