@@ -500,20 +500,6 @@ res_pub_moe_token_drop_in_text (const char *text, double *capacity, gboolean *pa
   return 1;
 }
 
-/* The number a key's value starts with at `q` (past " =:"), 0 when none or above 64 */
-static gint64
-every_value (const char *q)
-{
-  while (*q == ' ' || *q == '=' || *q == ':')
-    q++;
-  if (!g_ascii_isdigit (*q))
-    return 0;
-  gint64 n = 0;
-  for (; g_ascii_isdigit (*q) && n <= 64; q++)
-    n = n * 10 + (*q - '0');
-  return n <= 64 ? n : 0;
-}
-
 gint64
 res_pub_moe_every_in_text (const char *text)
 {
@@ -526,8 +512,8 @@ res_pub_moe_every_in_text (const char *text)
   for (guint i = 0; i < G_N_ELEMENTS (keys); i++)
     for (const char *p = strstr (low, keys[i]); p != NULL; p = strstr (p + 1, keys[i]))
       {
-        const gint64 n = every_value (p + strlen (keys[i]));
-        if (n >= 2)
+        const gint64 n = count_after (p + strlen (keys[i]));
+        if (n >= 2 && n <= 64)
           return n;
       }
   /* words, in a sentence (to '.', ';' or a line's end) that names MoE or experts */

@@ -3333,30 +3333,6 @@ zero_word_in (const char *t)
   return FALSE;
 }
 
-/* A ZeRO-1 or ZeRO-2 named and not said off: "ZeRO-2", "ZeRO 1", "zero2", "ZeRO stage 2",
- * "ZeRO-stage-1" (sharding_negated: "no ZeRO" names none) */
-static gboolean
-names_zero_1_or_2 (const char *t)
-{
-  if (sharding_negated (t))
-    return FALSE;
-  g_autofree char *low = g_ascii_strdown (t, -1);
-  for (const char *p = strstr (low, "zero"); p != NULL; p = strstr (p + 4, "zero"))
-    {
-      if (p > low && g_ascii_isalnum (p[-1]))
-        continue;
-      const char *q = p + 4;
-      while (*q == '-' || *q == ' ' || *q == '_')
-        q++;
-      if (g_str_has_prefix (q, "stage"))
-        for (q += 5; *q == ' ' || *q == '-' || *q == '_' || *q == ':';)
-          q++;
-      if ((*q == '1' || *q == '2') && !g_ascii_isalnum (q[1]) && q[1] != '.')
-        return TRUE;
-    }
-  return FALSE;
-}
-
 /* Offloading named only to say it was off: "no offload", "without CPU offload",
  * "offload: none" */
 static gboolean
@@ -3404,6 +3380,15 @@ zero_stage_in (const char *text)
         return stage_word (q);
     }
   return -1;
+}
+
+/* A ZeRO-1 or ZeRO-2 named (zero_stage_in: "ZeRO-2", "ZeRO 1", "zero2", "ZeRO stage 2")
+ * and not said off (sharding_negated: "no ZeRO" names none) */
+static gboolean
+names_zero_1_or_2 (const char *t)
+{
+  const int stage = zero_stage_in (t);
+  return (stage == 1 || stage == 2) && !sharding_negated (t);
 }
 
 /* "MiCS" as a word of its own (DeepSpeed's MiCS: ZeRO-3 within groups, replicated across) */
