@@ -1148,8 +1148,15 @@ garbled_number (const char *cell, const char *lead_end, const char *column)
           q++;
         if (g_ascii_isdigit (*q))
           {
+            /* a second quantity that is itself a thousands value before a hyphen
+             * compound ("192 4 096-token sequences": 192 sequences of 4,096 tokens,
+             * refused as garbled): a count and its unit, as "192 512-token" is */
+            const char *d = q;
             while (g_ascii_isdigit (*q))
               q++;
+            double second;
+            if (hyphen_group (d, q, group_separator (q), &second) > 0)
+              return NULL;
             if (!g_ascii_isalpha (*q) && *q != '-' && *q != '/')
               return "digits grouped by spaces that are no thousands groups (1-3 digits, "
                      "then groups of exactly three)";
@@ -3688,17 +3695,17 @@ blank_said_off (char *text, const char *const *keys)
     }
 }
 
-/* Whether `t` names activation offloading only to say it off: offload_negated's forms, or
- * every mention ("offload", "offloading", "offloaded", with a "CPU" / "activation" / "host"
- * before it) said off by mention_off, negated_before or negated_after: "full (w/o CPU
- * offload)", "full, offloading not used", "full (CPU offload was not needed)", "full
- * recompute instead of CPU offload" (each skipped as offloading without a layer count,
- * where it is full) */
+/* Whether `t` names activation offloading only to say it off: every mention ("offload",
+ * "offloading", "offloaded", with a "CPU" / "activation" / "host" before it) said off by
+ * offload_negated's forms at that mention, mention_off, negated_before or negated_after:
+ * "full (w/o CPU offload)", "full, offloading not used", "full (CPU offload was not
+ * needed)", "full recompute instead of CPU offload" (each skipped as offloading without a
+ * layer count, where it is full). One mention said off does not say another off:
+ * "optimizer offload disabled, param offload to CPU" offloads the parameters (it read as
+ * no offloading, since any of offload_negated's forms in the cell said all of it off). */
 static gboolean
 offload_said_off (const char *t)
 {
-  if (offload_negated (t))
-    return TRUE;
   static const char *const quals[] = { "cpu", "gpu", "host", "activation", "activations" };
   g_autofree char *low = g_ascii_strdown (t, -1);
   gboolean any = FALSE;
@@ -3728,8 +3735,13 @@ offload_said_off (const char *t)
             }
         }
       any = TRUE;
-      if (!mention_off (low, m, (gsize) (e - m), NULL) && !negated_before (low, m)
-          && !negated_after (e))
+      /* offload_negated's forms at this mention: those before it ("no cpu offload") are
+       * negated_before's, past the "cpu" above; those after it ("offload: no", "offload
+       * disabled") are read in this mention's clause, up to a ',', ';' or ')' */
+      const gsize clause = strcspn (p, ",;)");
+      g_autofree char *own = g_strndup (p, clause);
+      if (!offload_negated (own) && !mention_off (low, m, (gsize) (e - m), NULL)
+          && !negated_before (low, m) && !negated_after (e))
         return FALSE;
     }
   return any;
@@ -6847,6 +6859,21 @@ bf16_of_run (const char *low, const char *p, gsize n)
   while (*e != '\0' && strchr (",;()", *e) == NULL
          && !((*e == '.' || *e == '!' || *e == '?') && (e[1] == ' ' || e[1] == '\0')))
     e++;
+  /* a clause about another row or run ("row 4 is the BF16 run", "the other run used
+   * BF16", "BF16 in rows 5-8"): that one's precision, not this row's (it read bf16) */
+  {
+    g_autofree char *clause = g_strndup (b, (gsize) (e - b));
+    static const char *const others[] = { "other run", "another run", "other row",
+                                          "another row", "other rows", "separate run", NULL };
+    if (contains_any_ci (clause, others))
+      return FALSE;
+    for (const char *q = strstr (clause, "row"); q != NULL; q = strstr (q + 3, "row"))
+      {
+        const char *d = q + 3 + (q[3] == 's');
+        if ((q == clause || !g_ascii_isalnum (q[-1])) && *d == ' ' && g_ascii_isdigit (d[1]))
+          return FALSE;
+      }
+  }
   for (guint i = 0; sixteen_part_words[i] != NULL; i++)
     {
       const gsize k = strlen (sixteen_part_words[i]);

@@ -639,9 +639,12 @@ test_sharding (void)
                  "%s / -1 / %d", fws[i].framework, c->stack->name, c->plan.pp_scatter_gather,
                  c->stack->pp_scatter_gather, fws[i].stack, fws[i].sg);
     }
-  /* optimizer or parameters offloaded to the host or NVMe: skipped, saying so */
+  /* optimizer or parameters offloaded to the host or NVMe: skipped, saying so; one
+   * offload said off does not say another off (the last read as no offloading, zero3) */
   static const char *const offl[] = { "ZeRO-Offload", "ZeRO-Infinity", "ZeRO-3 with CPU offload",
-                                      "FSDP (CPU offload)" };
+                                      "FSDP (CPU offload)",
+                                      "DeepSpeed ZeRO-3, optimizer offload disabled, param "
+                                      "offload to CPU" };
   for (guint i = 0; i < G_N_ELEMENTS (offl); i++)
     {
       g_autoptr (ResPublishedCase) c = row ("H100-SXM-80GB", 8, 1, offl[i], "DeepSpeed", "bf16");
@@ -1765,6 +1768,10 @@ test_precision_from_notes (void)
     { "Trained in FP8, 1.3x faster than BF16.", TRUE },
     { "FP8 training with Transformer Engine, row 3 of Table 4.", TRUE },
     { "Trained in FP8 on 96 H100s for the next 2 weeks.", TRUE },
+    /* ... nor BF16 said of another row or run (each read bf16) */
+    { "Trained in FP8 (row 4 is the BF16 run).", TRUE },
+    { "Trained in FP8; rows 5-8 are BF16.", TRUE },
+    { "Trained with FP8; the other run used BF16.", TRUE },
     /* ... but a BF16 said of the run beside one of a part is the run's */
     { "Trained in FP8 with BF16 master weights. The final run used BF16.", FALSE },
     { "Trained with FP8. The final run used BF16 for all layers.", FALSE },
@@ -3453,6 +3460,12 @@ test_spaced_thousands (void)
   if (!hyph->ready || hyph->plan.global_batch != 192)
     g_error ("global_batch '192 512-token sequences': %d (%s), expected 192",
              hyph->plan.global_batch, hyph->skip_reason ? hyph->skip_reason : "");
+  /* ... and so is a second quantity that is itself a spaced thousands value before a
+   * hyphen compound: "192 4 096-token sequences" is 192 (refused as garbled) */
+  g_autoptr (ResPublishedCase) hyph2 = num_row ("4096", "192 4 096-token sequences", "");
+  if (!hyph2->ready || hyph2->plan.global_batch != 192)
+    g_error ("global_batch '192 4 096-token sequences': %d (%s), expected 192",
+             hyph2->plan.global_batch, hyph2->skip_reason ? hyph2->skip_reason : "");
   g_autoptr (ResPublishedCase) word = num_row ("512", "192 512 token sequences", "");
   g_assert_false (word->ready);
   g_assert_nonnull (strstr (word->skip_reason, "grouped by spaces"));
