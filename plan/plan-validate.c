@@ -1284,7 +1284,7 @@ plan_check_precision (const Plan *plan, const TopoCluster *cluster, GError **err
     /* tensorwise: every stack with FP8 runs it (delayed only the Transformer Engine
      * stacks: torchtitan refuses it) */
     return invalid (error, "%s has no MXFP8 block-scaled GEMMs (hint: --fp8-recipe tensorwise; "
-                    "MXFP8 needs Blackwell or CDNA4: a b200, gb200, gb300 or mi355x cluster)",
+                    "MXFP8 needs Blackwell or CDNA4: a b200, gb200, gb300, mi350x or mi355x cluster)",
                     cluster->device.name);
   return TRUE;
 }

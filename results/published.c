@@ -1380,8 +1380,10 @@ hints_as_cells (const char *message)
  *                                       ("NVIDIA Ampere (A100)", "A100-SXM-80GB (Selene)")
  *   "MI325X" / "MI300X"              -> mi325x-cluster / mi300x-cluster ("AMD Instinct
  *                                       MI300X"; family other: extrapolated)
- *   "MI355X"                          -> mi355x-cluster ("AMD Instinct MI355X"; family
- *                                       other: extrapolated)
+ *   "MI355X" / "MI350X"               -> mi355x-cluster / mi350x-cluster ("AMD Instinct
+ *                                       MI355X"; family other: extrapolated); each AMD
+ *                                       part also without its X ("mi355", "MI325",
+ *                                       "MI300"; not the MI300A)
  *   "MI250X"                          -> frontier, one device per GCD as Frontier runs
  *                                       count them ("AMD MI250X", "MI250X (Frontier)");
  *                                       an n_gpus cell that counts the modules ("32
@@ -1474,6 +1476,26 @@ has_gb (const char *t, const char *gb)
 
 /* "nvl" as a word of its own, the H100 NVL product: not NVLink or NVSwitch (an SXM
  * server's interconnect) and not NVL72 / NVL36 (a Grace Blackwell rack) */
+/* Whether `t` (lower case) names the AMD part `stem` ("mi355"): the stem, then an "x"
+ * or nothing more of the name ("mi355x", "MI355X-288GB", "mi355", "MI355 (OAM)"); not a
+ * longer number ("mi3550") nor another letter ("mi300a", the APU) */
+static gboolean
+amd_part (const char *t, const char *stem)
+{
+  const gsize n = strlen (stem);
+  for (const char *p = strstr (t, stem); p != NULL; p = strstr (p + 1, stem))
+    {
+      if (p > t && g_ascii_isalnum (p[-1]))
+        continue;
+      const char *e = p + n;
+      if (*e == 'x')
+        e++;
+      if (!g_ascii_isalnum (*e))
+        return TRUE;
+    }
+  return FALSE;
+}
+
 static gboolean
 has_nvl_word (const char *t)
 {
@@ -1969,11 +1991,17 @@ cluster_for (const char *gpu_type, const char *network, gint64 n_gpus)
     return "jean-zay";
   if (strstr (t, "a100") != NULL || strstr (t, "ampere") != NULL)
     return has_gb (t, "40") ? "a100-40g-cluster" : "selene";
-  if (strstr (t, "mi355x") != NULL)
+  /* AMD's parts with or without the X that ends their names: AMD's own configurations
+   * write "mi325", "mi355", "mi300" (ROCm's cluster validation suite's training configs),
+   * and were refused. MI325 and MI355 have no other part; "MI300" is the MI300X, not the
+   * MI300A APU, which is written with its A (amd_part) */
+  if (amd_part (t, "mi355"))
     return "mi355x-cluster";
-  if (strstr (t, "mi325x") != NULL)
+  if (amd_part (t, "mi350"))
+    return "mi350x-cluster";
+  if (amd_part (t, "mi325"))
     return "mi325x-cluster";
-  if (strstr (t, "mi300x") != NULL)
+  if (amd_part (t, "mi300"))
     return "mi300x-cluster";
   if (strstr (t, "mi250x") != NULL)
     return "frontier";

@@ -51,7 +51,9 @@
  * |                           |   V100 -> skipped, saying so); L40S -> l40s-pcie-cluster;    |
  * |                           |   GB200 NVL36 / NVL4 on                                      |
  * |                           |   more GPUs than one such NVLink domain -> skipped;          |
- * |                           |   MI355X -> mi355x-cluster; TPU v5p (one slice, <= 6,144     |
+ * |                           |   MI355X / MI350X -> mi355x-cluster / mi350x-cluster (AMD    |
+ * |                           |   parts also without the X: "mi355", "MI300"; not MI300A);   |
+ * |                           |   TPU v5p (one slice, <= 6,144                               |
  * |                           |   chips) -> tpu-v5p-pod; Trainium2 / Trn2 (<= 16 chips, or   |
  * |                           |   <= 64 named UltraServer) -> trn2-ultraserver; GH200 (Grace |
  * |                           |   Hopper, not an H200: "GH200", "NVIDIA GH200 480GB", "GH200 |

@@ -718,7 +718,7 @@ test_errors (void)
     { "predict --model llama3-8b --cluster mi300x-cluster --gpus 8 --precision fp8 "
       "--fp8-recipe mxfp8 --no-db",
       "MI300X-192GB has no MXFP8 block-scaled GEMMs (hint: --fp8-recipe tensorwise; "
-      "MXFP8 needs Blackwell or CDNA4: a b200, gb200, gb300 or mi355x cluster)" },
+      "MXFP8 needs Blackwell or CDNA4: a b200, gb200, gb300, mi350x or mi355x cluster)" },
     /* the hint divides the KV heads too: qwen2-7b's 28 heads and 4 KV heads take --tp 4
      * (--tp 7 was hinted, which the KV heads then refused) */
     { "memory --model qwen2-7b --gpus 8 --tp 8",

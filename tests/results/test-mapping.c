@@ -89,6 +89,13 @@ test_gpu_types (void)
     { "AMD MI250X", 8, "frontier", RES_PUB_FAMILY_OTHER },
     { "mi250x (Frontier, GCDs)", 256, "frontier", RES_PUB_FAMILY_OTHER },
     { "AMD Instinct MI355X", 16, "mi355x-cluster", RES_PUB_FAMILY_OTHER },
+    /* the MI350X, the MI355X's air-cooled part at 2.2 GHz (it had no preset), and AMD's
+     * parts without their X as AMD's own validation configs write them (each refused) */
+    { "AMD Instinct MI350X", 16, "mi350x-cluster", RES_PUB_FAMILY_OTHER },
+    { "mi350", 8, "mi350x-cluster", RES_PUB_FAMILY_OTHER },
+    { "mi355", 8, "mi355x-cluster", RES_PUB_FAMILY_OTHER },
+    { "mi325", 8, "mi325x-cluster", RES_PUB_FAMILY_OTHER },
+    { "MI300 (OAM)", 8, "mi300x-cluster", RES_PUB_FAMILY_OTHER },
     /* Ada, PCIe only */
     { "L40S", 8, "l40s-pcie-cluster", RES_PUB_FAMILY_OTHER },
     { "NVIDIA L40S 48GB", 64, "l40s-pcie-cluster", RES_PUB_FAMILY_OTHER },
@@ -259,6 +266,12 @@ test_gpu_types (void)
   g_assert_true (mi355->ready);
   g_assert_cmpfloat (mi355->cluster->device.gemm_efficiency, ==, 0.6);
   g_assert_cmpfloat (fabs (mi355->cluster->device.peak_flops[TOPO_DTYPE_BF16] - 2516.6e12), <, 1e6);
+  /* MI350X, the same die at 2.2 GHz: 256 x 4,096 x 2.2e9 = 2,306.9e12 BF16, twice that in
+   * FP8 (4,613.8e12), MXFP8 as the MI355X */
+  g_autoptr (ResPublishedCase) mi350 = row ("MI350X", 8, 1, "", "", "mxfp8");
+  g_assert_true (mi350->ready);
+  g_assert_cmpfloat (fabs (mi350->cluster->device.peak_flops[TOPO_DTYPE_BF16] - 2306.9e12), <, 1e6);
+  g_assert_cmpfloat (fabs (mi350->cluster->device.peak_flops[TOPO_DTYPE_FP8] - 4613.8e12), <, 1e6);
   g_autoptr (ResPublishedCase) h20 = row ("H20", 8, 1, "", "", "fp8");
   g_assert_true (h20->ready);
   g_assert_cmpfloat (fabs (h20->cluster->device.peak_flops[TOPO_DTYPE_BF16] - 148e12), <, 1e6);

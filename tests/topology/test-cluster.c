@@ -80,6 +80,7 @@ static const struct {
   { "mi325x-node",       8 },
   { "mi300x-cluster",    8 * 128 },          /* 1,024 */
   { "mi325x-cluster",    8 * 128 },          /* 1,024 */
+  { "mi350x-cluster",    8 * 128 },          /* 1,024 */
   { "mi355x-cluster",    8 * 128 },          /* 1,024 */
   { "selene",            8 * 20 * 28 },      /* 560 DGX A100 = 4,480 */
   { "tpu-v5p-pod",       4 * 16 * 140 },     /* 16 x 20 x 28 = 8,960 */
@@ -526,6 +527,7 @@ test_preset_hbm_totals (void)
     { "gb300-nvl72-superpod", 284208ull << 20 },
     { "mi300x-cluster", 205822885888ull },
     { "mi325x-node", 261824ull << 20 },
+    { "mi350x-cluster", 294592ull << 20 },
     { "mi355x-cluster", 294592ull << 20 },
     { "h100-pcie-cluster", 80ull << 30 },
     { "a100-pcie-cluster", 80ull << 30 },
