@@ -3352,6 +3352,10 @@ shard_gpus_in (const char *t)
  *                     explain line says so where the group is not DP;
  *  the distributed optimizer said off ("no distributed optimizer", "distributed
  *                     optimizer: off", "use_distributed_optimizer=False") -> none;
+ *  FSDP said off with DDP named in its place ("FSDP 0 (use DDP)") on a stack whose default
+ *                     is the distributed optimizer -> that default (Megatron's DDP wrapper
+ *                     holds it: megatron/core/distributed/distributed_data_parallel_config.py
+ *                     use_distributed_optimizer);
  *  "none", "DDP", plain DP ("DistributedDataParallel", "data parallel", "DP", "DP only",
  *  "pure DP", "replicated", "unsharded", "no sharding"), a "sharding" label said off
  *  ("sharding: none"; these two were not recognised) -> none; "stage 3" also written
@@ -3992,6 +3996,23 @@ map_sharding (ResPublishedCase *c, const char *text, const char *framework, cons
            /* FSDP2's argument alone names FSDP2 ("reshard_after_forward=False") */
            || reshard_after_forward_in (t) >= 0)
     *out = fsdp_semantics (c, t, pp);
+  else if (fsdp_off && !other_off && !starts_with_ci (t, "none") && !says_unsharded (t)
+           && contains_ci (t, "DDP")
+           && unstated_sharding (c, framework, notes) == PLAN_SHARD_ZERO1)
+    {
+      /* FSDP said off with DDP named in its place, as NVIDIA's performance tables gloss
+       * their FSDP column ("FSDP 0 (FSDP = 0: use DDP (Distributed Data Parallel))"): on a
+       * stack whose default is the distributed optimizer, DDP is Megatron's
+       * DistributedDataParallel wrapper, which runs with it (Megatron-Bridge's recipes set
+       * use_distributed_optimizer), so the cell says nothing of the optimizer: the stack's
+       * default, as "FSDP 0" alone reads. It read none, the optimizer unsharded (25 of 38
+       * rows of the 26.02.01 tables then out of memory). "no FSDP, unsharded" / "none"
+       * stay none. */
+      *out = PLAN_SHARD_ZERO1;
+      c->sharding_why = "FSDP said off and DDP named in its place (Megatron's DDP runs with "
+                        "the distributed optimizer), not the sharded optimizer: the stack's "
+                        "default";
+    }
   else if (starts_with_ci (t, "none") || contains_ci (t, "DDP") || plain_data_parallel (t))
     *out = PLAN_SHARD_NONE;
   else if (g_ascii_strcasecmp (t, "ZeRO") == 0 || g_ascii_strcasecmp (t, "DeepSpeed ZeRO") == 0

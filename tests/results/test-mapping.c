@@ -340,7 +340,11 @@ test_sharding (void)
     { "no FSDP", "Meta internal (4D parallel, NCCLX)", 1, PLAN_SHARD_NONE },
     { "no FSDP, no distributed optimizer", "NeMo 24.07", 1, PLAN_SHARD_NONE },
     { "FSDP 0, use_distributed_optimizer=False", "NeMo 24.07", 1, PLAN_SHARD_NONE },
-    { "no FSDP (DDP)", "Megatron-Core r0.8.0", 1, PLAN_SHARD_NONE },
+    /* DDP named in FSDP's place on Megatron-Core is its DistributedDataParallel wrapper,
+     * which holds the distributed optimizer (DistributedDataParallelConfig's
+     * use_distributed_optimizer): nothing said of the optimizer, the stack's default (it
+     * read none; NVIDIA's tables gloss "FSDP = 0" as "use DDP") */
+    { "no FSDP (DDP)", "Megatron-Core r0.8.0", 1, PLAN_SHARD_ZERO1 },
     /* ... and none where the cell also says no sharding at all (these read zero1) */
     { "no FSDP (data parallel only)", "NeMo 24.07", 1, PLAN_SHARD_NONE },
     { "no FSDP (data parallel only)", "Megatron-Core r0.8.0", 1, PLAN_SHARD_NONE },
@@ -1727,13 +1731,22 @@ test_sharding_long_cell (void)
 }
 
 /* The explain line says where the sharding is not the cell's own reading: FSDP said off
- * on NeMo reads as the stack's default, the distributed optimizer, and says so; the empty
- * cell's zero1 and a stated one say nothing more. 16 GPUs, tp 1 pp 1. */
+ * on NeMo reads as the stack's default, the distributed optimizer, and says so, also with
+ * DDP named in FSDP's place as NVIDIA's tables gloss the column (that read none); the
+ * empty cell's zero1 and a stated one say nothing more; DDP alone, or said unsharded,
+ * stays none. 16 GPUs, tp 1 pp 1. */
 static void
 test_sharding_explain (void)
 {
   static const struct { const char *cell, *line; } rows[] = {
     { "FSDP 0", "-> zero1 (FSDP said off, not the sharded optimizer: the stack's default)\n" },
+    { "FSDP 0 (page nomenclature: 'FSDP = 0: use DDP (Distributed Data Parallel)')",
+      "-> zero1 (FSDP said off and DDP named in its place (Megatron's DDP runs with the "
+      "distributed optimizer), not the sharded optimizer: the stack's default)\n" },
+    { "no FSDP (DDP)", "-> zero1 (FSDP said off and DDP named in its place (Megatron's DDP "
+      "runs with the distributed optimizer), not the sharded optimizer: the stack's default)\n" },
+    { "DDP", "-> none\n" },
+    { "no FSDP, DDP, optimizer unsharded", "-> none\n" },
     { "", "-> zero1\n" },
     { "distributed optimizer (FSDP 0)", "-> zero1\n" },
   };
