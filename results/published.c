@@ -4121,7 +4121,11 @@ res_pub_pp_schedules (const char *notes, gint64 global_batch, gint64 dp, int mic
  * (PLAN_SCHED_GPIPE), DualPipe (PLAN_SCHED_DUALPIPE), a zero-bubble schedule ("ZB-H1",
  * "ZB-V", "zero bubble": VP_ZERO_BUBBLE, not modelled), or a schedule said not to
  * interleave ("non-interleaved", "not interleaved", "no interleaving", "without
- * interleaving": PLAN_SCHED_1F1B); -1 when it names none */
+ * interleaving": PLAN_SCHED_1F1B); -1 when it names none. The zero-bubble names include
+ * the automatically searched schedules of Qi et al. (ICLR 2024, Sec. 3 and Table 4),
+ * "ZB-1p" and "ZB-2p" (activation memory limited to p and 2p micro-batches: the
+ * repository's --enable-zero-bubble with --zero-bubble-max-pending-backward); they were
+ * read as plain 1F1B, their "1" and "2" no V. */
 #define VP_ZERO_BUBBLE 1000
 static int
 vp_schedule_named (const char *cell)
@@ -4130,7 +4134,7 @@ vp_schedule_named (const char *cell)
                                        "not interleaved", "no interleaving",
                                        "without interleaving", NULL };
   static const char *const zb[] = { "zero bubble", "zero-bubble", "zb-h1", "zb-h2", "zb-v",
-                                    "zbh1", "zbv", NULL };
+                                    "zbh1", "zbv", "zb-1p", "zb-2p", "zb1p", "zb2p", NULL };
   if (contains_any_ci (cell, zb))
     return VP_ZERO_BUBBLE;
   if (contains_ci (cell, "dualpipe"))
