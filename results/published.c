@@ -4148,12 +4148,38 @@ vp_schedule_named (const char *cell)
 
 /* Layers per model chunk where a virtual_pipeline cell gives them instead of V
  * (Megatron-LM's --num-layers-per-virtual-pipeline-stage, "layers per virtual stage: 4"):
- * the one number in the cell; 0 when the cell does not say so */
+ * the one number in the cell; 0 when the cell does not say so. A cell that says each
+ * layer is a chunk states one layer per virtual stage, as the flag at 1 does: "1F1B-I:
+ * interleaved 1F1B, maximum number of chunks (each transformer layer serves as a
+ * chunk)" (Qi et al., ICLR 2024, whose repository runs it as
+ * --num-layers-per-virtual-pipeline-stage 1: examples/pretrain_zero_bubble.sh), "one
+ * layer per chunk", "1 layer per virtual stage". They took the "V not stated" rule,
+ * which falls back to 1F1B where no V >= 2 splits the layers. */
 static gint64
 vp_layers_per_chunk (const char *cell)
 {
   static const char *const keys[] = { "layers-per-virtual", "layers_per_virtual",
                                       "layers per virtual", NULL };
+  /* read with "transformer " taken out: "each transformer layer is a chunk" */
+  static const char *const one[] = { "each layer serves as a chunk",
+                                     "each layer serves as a model chunk",
+                                     "each layer is a chunk", "each layer is a model chunk",
+                                     "one layer per chunk", "one layer per model chunk",
+                                     "one layer per virtual stage",
+                                     "one layer per virtual pipeline stage",
+                                     "1 layer per chunk", "1 layer per model chunk",
+                                     "1 layer per virtual stage",
+                                     "1 layer per virtual pipeline stage", NULL };
+  g_autofree char *low = g_ascii_strdown (cell, -1);
+  GString *plain = g_string_new (NULL);
+  for (const char *p = low; *p != '\0';)
+    if (g_str_has_prefix (p, "transformer "))
+      p += strlen ("transformer ");
+    else
+      g_string_append_c (plain, *p++);
+  g_autofree char *said = g_string_free (plain, FALSE);
+  if (contains_any_ci (said, one))
+    return 1;
   if (!contains_any_ci (cell, keys))
     return 0;
   gint64 found = 0;

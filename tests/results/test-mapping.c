@@ -2888,6 +2888,16 @@ test_interleaved_unstated (void)
     { "--num-layers-per-virtual-pipeline-stage 2", "Megatron-Core", "", 2 },
     { "layers per virtual stage: 1", "Megatron-Core", "", 4 },
     { "num_layers_per_virtual_pipeline_stage=4", "Megatron-Core", "", 1 },
+    /* each layer a chunk: one layer per virtual stage, 16 / (4 x 1) = V = 4, as the flag
+     * at 1 (the Zero Bubble paper's 1F1B-I took the unstated rule, V = 2; "one layer per
+     * chunk" named no interleaving, V = 1; "1 layer per virtual stage" was V = 1 by its
+     * number) */
+    { "1F1B-I: interleaved 1F1B, maximum number of chunks (each transformer layer serves "
+      "as a chunk)", "Megatron-LM", "", 4 },
+    { "each layer is a chunk", "Megatron-Core", "", 4 },
+    { "one layer per chunk", "Megatron-Core", "", 4 },
+    { "one transformer layer per virtual stage", "Megatron-Core", "", 4 },
+    { "1 layer per virtual stage", "Megatron-Core", "", 4 },
   };
   for (guint i = 0; i < G_N_ELEMENTS (rows); i++)
     {
