@@ -161,7 +161,9 @@ res_published_explain (const ResCsv *csv, guint row, const ResPublishedCase *c)
       LINE ("pp", "%d%s", p->pp, (c->degrees_defaulted & 2) ? one : "");
       LINE ("cp", "%d (%s)", p->cp, plan_cp_comm_name (p->cp_comm));
       LINE ("dp", "%d", p->dp > 0 ? p->dp : p->dp_given);
-      LINE ("virtual_pipeline", "vpp %d, %s%s", p->vpp, plan_schedule_name (p->schedule),
+      LINE ("virtual_pipeline", "vpp %d%s%s%s, %s%s", p->vpp,
+            c->vpp_why != NULL ? " (" : "", c->vpp_why != NULL ? c->vpp_why : "",
+            c->vpp_why != NULL ? ")" : "", plan_schedule_name (p->schedule),
             p->account_embedding && p->account_loss
               ? ", embedding and loss take a layer slot each (one layer fewer on the first "
                 "and last stage)" : "");

@@ -6055,13 +6055,45 @@ map_plan (ResPublishedCase *c, const ResCsv *csv, guint row, gint64 global_batch
   else if (vp_layers > 0)
     {
       /* "--num-layers-per-virtual-pipeline-stage 4": layers per model chunk, so
-       * V = n_layers / (pp x that) */
-      gint64 L = (gint64) c->model->n_layers;
-      if (L % (pp * vp_layers) != 0 || L / (pp * vp_layers) < 1)
-        return skip (c, "virtual_pipeline '%s': %" G_GINT64_FORMAT " layers per virtual "
-                     "stage do not split %" G_GINT64_FORMAT " layers over pp %" G_GINT64_FORMAT,
-                     vp_cell, vp_layers, L, pp);
-      vpp = L / (pp * vp_layers);
+       * V = n_layers / (pp x that); where the layers alone do not divide, the embedding
+       * and the loss take a layer slot each, as a stated V is split below: V = (n_layers +
+       * 2) / (pp x that), the first and last model chunks one layer short. That is the
+       * Zero Bubble repository's split for this flag (sail-sg/zero-bubble-pipeline-
+       * parallelism, --allow-padding-num-layers: megatron/arguments.py pads the layers up
+       * to a multiple of pp and takes V = padded / pp / that; ParallelTransformer.
+       * get_offset in megatron/legacy/model/transformer.py takes the two padding layers
+       * off the last and the first chunk, a chunk left empty running a no-op layer). Its
+       * 1.5B, 6.2B, 14.6B and 28.3B models (22 / 30 / 46 / 62 layers on 8 / 8 / 16 / 32
+       * stages) all fall short of pp by 2: at one layer a chunk, V = 3, 4, 3, 2. With
+       * neither split (16 layers, pp 4, 3 a chunk) the row is skipped, the hint saying
+       * how to write V. */
+      gint64 L = (gint64) c->model->n_layers, per = pp * vp_layers;
+      if (L % per == 0 && L / per >= 1)
+        vpp = L / per;
+      else if ((L + 2) % per == 0 && (L + 2) / per >= 1)
+        {
+          vpp = (L + 2) / per;
+          c->vpp_why = g_strdup_printf ("from %" G_GINT64_FORMAT " layer%s per virtual stage: "
+                                        "%" G_GINT64_FORMAT " slots (%" G_GINT64_FORMAT
+                                        " layers, the embedding and the loss) / (pp %"
+                                        G_GINT64_FORMAT " x %" G_GINT64_FORMAT "); the layers "
+                                        "alone do not divide", vp_layers,
+                                        vp_layers == 1 ? "" : "s", L + 2, L, pp, vp_layers);
+        }
+      else
+        return skip (c, "virtual_pipeline '%s': %" G_GINT64_FORMAT " layer%s per virtual "
+                     "stage do%s not split %" G_GINT64_FORMAT " layers over pp %"
+                     G_GINT64_FORMAT ", evenly or with the embedding and the loss taking a "
+                     "layer slot each (%" G_GINT64_FORMAT " and %" G_GINT64_FORMAT " are not "
+                     "multiples of pp x %" G_GINT64_FORMAT " = %" G_GINT64_FORMAT ") (hint: "
+                     "write V, the model chunks per stage, as a number)",
+                     vp_cell, vp_layers, vp_layers == 1 ? "" : "s", vp_layers == 1 ? "es" : "",
+                     L, pp, L, L + 2, vp_layers, per);
+      if (c->vpp_why == NULL)
+        c->vpp_why = g_strdup_printf ("from %" G_GINT64_FORMAT " layer%s per virtual stage: %"
+                                      G_GINT64_FORMAT " layers / (pp %" G_GINT64_FORMAT " x %"
+                                      G_GINT64_FORMAT ")", vp_layers,
+                                      vp_layers == 1 ? "" : "s", L, pp, vp_layers);
     }
   else if (cell_count (vp_num, &v))
     vpp = v;
@@ -7169,6 +7201,7 @@ res_published_case_free (ResPublishedCase *c)
   g_free (c->network_note);
   g_free (c->micro_batch_why);
   g_free (c->batch_why);
+  g_free (c->vpp_why);
   fw_stack_unref (c->stack);
   model_spec_unref (c->model);
   topo_cluster_unref (c->cluster);

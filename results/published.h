@@ -620,6 +620,10 @@ typedef struct {
   Plan          plan;               /* resolved when ready */
   gboolean      plan_valid;         /* plan holds a plan (resolved when ready) */
   gboolean      vpp_unstated;       /* interleaved, V not stated: V is validate's rule's */
+  char         *vpp_why;            /* how V was derived where the cell gives layers per
+                                       virtual stage ("from 2 layers per virtual stage:
+                                       16 layers / (pp 4 x 2)"); NULL: the cell's V, a
+                                       schedule named, or the unstated rule */
   ResPubVSweep  v_sweep;            /* n 0 until res_published_case_v_sweep */
   gboolean      ready;              /* mapped and resolved: can be predicted */
 

@@ -2930,6 +2930,75 @@ test_interleaved_unstated (void)
   g_assert_nonnull (strstr (odd->skip_reason, "layers per virtual stage"));
 }
 
+/* Layers per virtual stage where the layers do not divide over pp: the embedding and the
+ * loss take a layer slot each, as for a stated V (the Zero Bubble repository's split for
+ * --num-layers-per-virtual-pipeline-stage with --allow-padding-num-layers: the layers
+ * padded up to a multiple of pp, the two padding layers taken off the first and the last
+ * model chunk). The paper's four models at one layer a chunk: (22 + 2) / (8 x 1) = V = 3,
+ * (30 + 2) / 8 = 4, (46 + 2) / 16 = 3, (62 + 2) / 32 = 2, each read exactly as that V
+ * written as a number. They were skipped ("1 layers per virtual stage do not split 22
+ * layers over pp 8"). One GPU a stage, tp 1, 64 sequences of 1024. */
+static ResPublishedCase *
+vp_layers_row (int layers, int pp, const char *vp)
+{
+  g_autofree char *text = g_strdup_printf (
+    "row_id,model,gpu_type,n_gpus,n_layers,hidden,n_heads,vocab,seq_len,tp,pp,"
+    "virtual_pipeline,framework,global_batch,step_time_s\n"
+    "1,GPT,A100-SXM-80GB,%d,%d,1024,16,16384,1024,1,%d,\"%s\",Megatron-LM,64,1.0\n",
+    pp, layers, pp, vp);
+  return case_of (text);
+}
+
+static void
+test_layers_per_chunk_slots (void)
+{
+  static const struct { int layers, pp, v; } rows[] = {
+    { 22, 8, 3 }, { 30, 8, 4 }, { 46, 16, 3 }, { 62, 32, 2 },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (rows); i++)
+    {
+      g_autofree char *v = g_strdup_printf ("%d", rows[i].v);
+      g_autoptr (ResPublishedCase) flag
+        = vp_layers_row (rows[i].layers, rows[i].pp, "--num-layers-per-virtual-pipeline-stage 1");
+      g_autoptr (ResPublishedCase) chunk = vp_layers_row (
+        rows[i].layers, rows[i].pp,
+        "1F1B-I: interleaved 1F1B, maximum number of chunks (each transformer layer serves "
+        "as a chunk)");
+      g_autoptr (ResPublishedCase) num = vp_layers_row (rows[i].layers, rows[i].pp, v);
+      g_assert_true (num->ready);
+      ResPublishedCase *read[] = { flag, chunk };
+      for (guint k = 0; k < G_N_ELEMENTS (read); k++)
+        {
+          if (!read[k]->ready || read[k]->plan.vpp != rows[i].v)
+            g_error ("%d layers over pp %d: vpp %d, expected %d (%s)", rows[i].layers,
+                     rows[i].pp, read[k]->plan.vpp, rows[i].v,
+                     read[k]->skip_reason != NULL ? read[k]->skip_reason : "");
+          g_assert_cmpint (read[k]->plan.schedule, ==, num->plan.schedule);
+          g_assert_true (read[k]->plan.account_embedding && read[k]->plan.account_loss);
+          g_assert_cmpint (read[k]->plan.account_embedding, ==, num->plan.account_embedding);
+          g_assert_cmpint (read[k]->plan.first_chunk_layers, ==, num->plan.first_chunk_layers);
+          g_assert_cmpint (read[k]->plan.last_chunk_layers, ==, num->plan.last_chunk_layers);
+          /* the explain line says where V came from */
+          g_assert_nonnull (read[k]->vpp_why);
+          g_assert_nonnull (strstr (read[k]->vpp_why, "the embedding and the loss"));
+        }
+      g_assert_null (num->vpp_why);
+    }
+  /* neither split: 21 layers over pp 8 (21 and 23 are not multiples of 8) is still
+   * skipped, now saying why and how to write V */
+  g_autoptr (ResPublishedCase) odd
+    = vp_layers_row (21, 8, "--num-layers-per-virtual-pipeline-stage 1");
+  g_assert_false (odd->ready);
+  g_assert_nonnull (strstr (odd->skip_reason, "evenly or with the embedding and the loss"));
+  g_assert_nonnull (strstr (odd->skip_reason, "hint: write V"));
+  /* layers that divide keep the even split: 24 / (8 x 1) = V = 3, no slots */
+  g_autoptr (ResPublishedCase) even
+    = vp_layers_row (24, 8, "--num-layers-per-virtual-pipeline-stage 1");
+  g_assert_true (even->ready);
+  g_assert_cmpint (even->plan.vpp, ==, 3);
+  g_assert_false (even->plan.account_embedding);
+}
+
 /* Zero Bubble's own schedule names (Qi et al., ICLR 2024, Table 4): the automatically
  * searched schedules ZB-1p and ZB-2p, however they are spelled, are zero-bubble schedules
  * and are skipped with the reason "ZB-H1" and "zero bubble" get. They were read as plain
@@ -4654,6 +4723,7 @@ main (int argc, char **argv)
   g_test_add_func ("/results/mapping/recompute-notes-negated", test_recompute_notes_negated);
   g_test_add_func ("/results/mapping/interleaved-unstated", test_interleaved_unstated);
   g_test_add_func ("/results/mapping/zero-bubble-named", test_zero_bubble_named);
+  g_test_add_func ("/results/mapping/layers-per-chunk-slots", test_layers_per_chunk_slots);
   g_test_add_func ("/results/mapping/precision", test_precision);
   g_test_add_func ("/results/mapping/precision-from-notes", test_precision_from_notes);
   g_test_add_func ("/results/mapping/sp-from-notes", test_sp_from_notes);
