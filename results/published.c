@@ -2314,6 +2314,22 @@ measured_from (ResPublishedCase *c, const ResCsv *csv, guint row, const char *co
                : "tokens/s per GPU");
 }
 
+/* The smallest figure without a percent sign in mfu_pct or hfu_pct read as a fraction of
+ * the peak ("0.68" for 68%: the PyTorch / IBM blog tables print MFU so): no training run
+ * reports an MFU or HFU under 5%, so below it the cell is refused as no plain reading. */
+#define MEASURED_MIN_FRACTION 0.05
+
+/* What the explain line adds where a utilisation was written as a fraction: "; '0.68'
+ * written as a fraction: 68%" (empty where it was not). g_free the result. */
+static char *
+fraction_note (gboolean fraction, const char *cell, double pct)
+{
+  if (!fraction)
+    return g_strdup ("");
+  g_autofree char *t = g_strstrip (g_strdup (cell));
+  return g_strdup_printf ("; '%s' written as a fraction: %g%%", t, pct);
+}
+
 /* A measurement of hardware FLOPs (an hfu_pct cell, or an mfu_pct or tflops_per_gpu cell
  * labelled HFU: cell_hfu), read once the plan is known (map_measured_hfu): the hardware
  * FLOPs a step executes depend on its recompute. column NULL: none. */
@@ -2321,6 +2337,8 @@ typedef struct {
   const char *column;   /* "hfu_pct", "mfu_pct" or "tflops_per_gpu" */
   double      figure;   /* percent of the peak, or TFLOP/s per GPU */
   gint64      node_gpus; /* > 1: the TFLOP/s cell was a node's, over these GPUs */
+  gboolean    fraction; /* the percentage was written as a fraction ("0.45"): figure is
+                         * 100 times the cell */
 } MeasuredHfu;
 
 /* The peak a utilisation of the row is taken against: the row's own GPU's (row_device) in
@@ -2633,7 +2651,9 @@ map_measured_cells (ResPublishedCase *c, const ResCsv *csv, guint row, double to
     }
   /* an MFU below 1 with no percent sign is a fraction written for a percentage ("0.41"
    * for 41%; no published training run reports below 1%): it was read as 0.41%, a step
-   * 100 times too long */
+   * 100 times too long. From 0.05 it is read as that fraction (res_published_case_new:
+   * published_mfu_pct is 100 times it); below, a 5% MFU or less is as unlikely as the
+   * percentage, so the row is refused with the hint */
   const char *mfu_cell = get (csv, row, "mfu_pct");
   if (!isnan (c->published_mfu_pct) && c->published_mfu_pct > 0 && c->published_mfu_pct < 1
       && strchr (mfu_cell, '%') == NULL && c->has_convention)
@@ -2671,26 +2691,31 @@ map_measured_cells (ResPublishedCase *c, const ResCsv *csv, guint row, double to
         }
       if (peak > 0)
         {
+          g_autofree char *frac = fraction_note (c->mfu_as_fraction, mfu_cell,
+                                                 c->published_mfu_pct);
           return measured_from (c, csv, row, "mfu_pct", mfu_fpt * tokens
                                 / (c->published_mfu_pct / 100.0 * peak * (double) c->n_gpus),
-                                g_strdup_printf ("mfu_pct (%s)", mfu_conv));
+                                g_strdup_printf ("mfu_pct (%s)%s", mfu_conv, frac));
         }
     }
   /* hardware FLOPs utilisation: an mfu_pct labelled HFU ("52 (HFU)"; published_mfu_pct
    * leaves it out), else the hfu_pct cell, where no figure above measured the step (it
-   * was skipped "no measured step time"); read with the plan (map_measured_hfu). Below
-   * 1 with no percent sign: a fraction, as for mfu_pct */
+   * was skipped "no measured step time"); read with the plan (map_measured_hfu). From
+   * 0.05 to below 1 with no percent sign: a fraction, read as 100 times it; below 0.05
+   * refused, as for mfu_pct */
   static const char *const hfu_columns[] = { "mfu_pct", "hfu_pct" };
   for (guint i = 0; i < G_N_ELEMENTS (hfu_columns); i++)
     {
       const char *cell = get (csv, row, hfu_columns[i]);
       if (!cell_number (cell, &v) || !(v > 0) || (i == 0 && !cell_hfu (cell)))
         continue;
-      if (v < 1 && strchr (cell, '%') == NULL)
+      const gboolean fraction = v < 1 && strchr (cell, '%') == NULL;
+      if (fraction && v < MEASURED_MIN_FRACTION)
         return skip (c, "%s '%s' is below 1%%: a fraction, not a percentage? (hint: write "
                      "%.1f for %.1f%%)", hfu_columns[i], cell, v * 100, v * 100);
       hfu->column = hfu_columns[i];
-      hfu->figure = v;
+      hfu->figure = fraction ? v * 100 : v;
+      hfu->fraction = fraction;
       return TRUE;
     }
   return skip (c, "no measured step time (no step_time_s or tokens/s, and %s)",
@@ -2786,9 +2811,11 @@ map_measured_hfu (ResPublishedCase *c, const ResCsv *csv, guint row, double toke
                  "peak in the row's precision", hfu->column, get (csv, row, hfu->column));
   const double rate = tflops ? hfu->figure * 1e12 : hfu->figure / 100.0 * peak;
   g_autofree char *note = node_note (hfu->node_gpus);
+  g_autofree char *frac = fraction_note (hfu->fraction, get (csv, row, hfu->column),
+                                         hfu->figure);
   if (!measured_from (c, csv, row, hfu->column, per_gpu / rate,
-                      g_strdup_printf ("%s (HFU: recomputed forward counted)%s", hfu->column,
-                                       note)))
+                      g_strdup_printf ("%s (HFU: recomputed forward counted)%s%s",
+                                       hfu->column, note, frac)))
     return FALSE;
   return measured_within_peak (c, csv, row, tokens);
 }
@@ -7939,7 +7966,7 @@ case_map (ResPublishedCase *c, const ResCsv *csv, guint row, TopoCluster *on)
   if (!map_precision (c, get (csv, row, "precision"), get (csv, row, "notes"),
                       framework_cell (c, csv, row), &fp8))
     return;
-  MeasuredHfu hfu = { NULL, 0, 0 };
+  MeasuredHfu hfu = { NULL, 0, 0, FALSE };
   if (!map_measured (c, csv, row, (double) global_batch * (double) seq, fp8, &hfu))
     return;
   if (!map_plan (c, csv, row, global_batch, fp8))
@@ -7982,7 +8009,18 @@ res_published_case_new_on (const ResCsv *csv, guint row, TopoCluster *on)
   double mfu;
   /* an mfu_pct labelled HFU ("52 (HFU)") is no model-FLOPs MFU (map_measured_cells) */
   if (cell_number (get (csv, row, "mfu_pct"), &mfu) && !cell_hfu (get (csv, row, "mfu_pct")))
-    c->published_mfu_pct = mfu;
+    {
+      /* a fraction for a percentage ("0.68", as the PyTorch blog's tables print MFU) is
+       * 100 times it, from MEASURED_MIN_FRACTION (it was refused "below 1%": the IBM
+       * blog's rows); below, kept for map_measured_cells to refuse with its hint */
+      if (mfu >= MEASURED_MIN_FRACTION && mfu < 1
+          && strchr (get (csv, row, "mfu_pct"), '%') == NULL)
+        {
+          mfu *= 100;
+          c->mfu_as_fraction = TRUE;
+        }
+      c->published_mfu_pct = mfu;
+    }
   case_map (c, csv, row, on);
   return c;
 }

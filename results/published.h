@@ -635,7 +635,9 @@ typedef struct {
                                      * no attention term): convention is PaLM's, whose
                                      * 6 N the row counts without the 12 L H d s term */
   double        flops_6n_ratio;     /* 6 N / PaLM's FLOPs per token (1 unless flops_6n) */
-  double        published_mfu_pct;  /* the mfu_pct cell; NaN when empty */
+  double        published_mfu_pct;  /* the mfu_pct cell in percent; NaN when empty */
+  gboolean      mfu_as_fraction;    /* the mfu_pct cell is a fraction ("0.68", no percent
+                                       sign): published_mfu_pct is 100 times it */
 
   gboolean      predicted;
   double        predicted_step_s;   /* NaN until predicted */

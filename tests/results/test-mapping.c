@@ -3230,8 +3230,8 @@ test_numbers_as_written (void)
   /* measurements as written: a rate with K / M is SI (31.5K tokens/s per GPU: step = 64 x
    * 1,024 tokens / (31,500 x 16) = 0.1300 s; it was not stated), TFLOP/s given in PFLOP/s
    * x 1000 (0.5 PFLOP/s = 500 TFLOP/s, the same step as "500"; it was read as 0.5), and an
-   * MFU below 1 without a percent sign is a fraction: skipped saying so (0.41 was read as
-   * 0.41%, a step 100 times too long) */
+   * MFU below 1 without a percent sign is a fraction (0.41 was read as 0.41%, a step 100
+   * times too long, then refused "below 1%": below) */
   g_autoptr (ResPublishedCase) rk = case_of (
     "row_id,model,gpu_type,n_gpus,n_layers,hidden,n_heads,vocab,seq_len,tp,pp,global_batch,"
     "tokens_per_s_per_gpu\n1,GPT,H100-SXM-80GB,16,16,1024,16,16384,1024,2,1,64,"
@@ -3253,12 +3253,45 @@ test_numbers_as_written (void)
     }
   for (guint i = 1; i < G_N_ELEMENTS (tf); i++)
     g_assert_cmpfloat (fabs (tf_step[0] - tf_step[i]), <, 1e-12);
+  /* An MFU written as a fraction, as the PyTorch / IBM blog's tables print it ("0.68"):
+   * from 0.05 to below 1 without a percent sign it is that fraction of the peak, the same
+   * step as the percentage (0.41 -> 41%), said on the explain line; it was refused
+   * "mfu_pct '0.41' is below 1%: a fraction, not a percentage?". Below 0.05 (a 4% MFU
+   * nobody reports) the refusal and its hint stay; "0.41%" is 0.41% as written. */
+  static const char *const mfu_cells[] = { "41", "0.41", "0.41 ", "0.05", "5", "0.41%" };
+  ResPublishedCase *mfu[G_N_ELEMENTS (mfu_cells)];
+  for (guint i = 0; i < G_N_ELEMENTS (mfu_cells); i++)
+    {
+      g_autofree char *tt = g_strdup_printf (
+        "row_id,model,gpu_type,n_gpus,n_layers,hidden,n_heads,vocab,seq_len,tp,pp,"
+        "global_batch,mfu_pct,flops_convention\n1,GPT,H100-SXM-80GB,16,16,1024,16,16384,1024,"
+        "2,1,64,\"%s\",6 * N * D\n", mfu_cells[i]);
+      mfu[i] = case_of (tt);
+      if (!mfu[i]->ready)
+        g_error ("mfu_pct '%s': %s", mfu_cells[i], mfu[i]->skip_reason);
+    }
+  for (guint i = 1; i <= 2; i++)
+    {
+      g_assert_cmpfloat (fabs (mfu[i]->measured_step_s / mfu[0]->measured_step_s - 1), <, 1e-12);
+      g_assert_cmpfloat (fabs (mfu[i]->published_mfu_pct - 41), <, 1e-9);
+      g_assert_true (mfu[i]->mfu_as_fraction);
+      g_assert_nonnull (strstr (mfu[i]->measured_source, "'0.41' written as a fraction: 41%"));
+    }
+  g_assert_false (mfu[0]->mfu_as_fraction);
+  g_assert_null (strstr (mfu[0]->measured_source, "fraction"));
+  g_assert_cmpfloat (fabs (mfu[3]->measured_step_s / mfu[4]->measured_step_s - 1), <, 1e-12);
+  /* "0.41%": a step 100 times the 41% one */
+  g_assert_false (mfu[5]->mfu_as_fraction);
+  g_assert_cmpfloat (fabs (mfu[5]->measured_step_s / mfu[0]->measured_step_s / 100 - 1), <, 1e-9);
+  for (guint i = 0; i < G_N_ELEMENTS (mfu_cells); i++)
+    res_published_case_free (mfu[i]);
   g_autoptr (ResPublishedCase) mf = case_of (
     "row_id,model,gpu_type,n_gpus,n_layers,hidden,n_heads,vocab,seq_len,tp,pp,global_batch,"
-    "mfu_pct,flops_convention\n1,GPT,H100-SXM-80GB,16,16,1024,16,16384,1024,2,1,64,0.41,"
+    "mfu_pct,flops_convention\n1,GPT,H100-SXM-80GB,16,16,1024,16,16384,1024,2,1,64,0.04,"
     "6 * N * D\n");
   g_assert_false (mf->ready);
-  g_assert_nonnull (strstr (mf->skip_reason, "a fraction"));
+  g_assert_cmpstr (mf->skip_reason, ==, "mfu_pct '0.04' is below 1%: a fraction, not a "
+                   "percentage? (hint: write 4.0 for 4.0%)");
   /* A step derived from a rate column takes step_time_s's bound, a day: tokens 64 x 1024
    * = 65,536 over 16 GPUs at 1 token/s each is 4,096 s (kept); at 0.01 token/s 409,600 s
    * (refused, naming the column's unit); this GPT's PaLM count is about 1.51 GFLOP a token
@@ -4562,10 +4595,27 @@ test_hfu_measured (void)
   if (!hw->ready || fabs (hw->measured_step_s / full->measured_step_s - 1) > 1e-9)
     g_error ("mfu '40 (hardware FLOPs utilisation)': %g s, expected %g s (%s)",
              hw->measured_step_s, full->measured_step_s, hw->skip_reason ? hw->skip_reason : "");
-  /* a fraction for a percentage, as for mfu_pct */
-  g_autoptr (ResPublishedCase) frac = hfu_row ("none", "", "", "0.4");
-  g_assert_false (frac->ready);
-  g_assert_nonnull (strstr (frac->skip_reason, "a fraction"));
+  /* a fraction for a percentage, as for mfu_pct: from 0.05, 100 times it, the step of
+   * "40" (it was refused "below 1%: a fraction"), also labelled HFU in mfu_pct; below,
+   * refused with the hint */
+  static const struct { const char *mfu, *hfu; } fractions[] = {
+    { "", "0.4" }, { "", "0.40" }, { "0.4 (HFU)", "" },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (fractions); i++)
+    {
+      g_autoptr (ResPublishedCase) frac = hfu_row ("none", fractions[i].mfu, "",
+                                                   fractions[i].hfu);
+      if (!frac->ready || fabs (frac->measured_step_s / none->measured_step_s - 1) > 1e-12
+          || strstr (frac->measured_source, "written as a fraction: 40%") == NULL)
+        g_error ("mfu '%s' hfu '%s': %g s from %s, expected %g s (%s)", fractions[i].mfu,
+                 fractions[i].hfu, frac->measured_step_s,
+                 frac->measured_source ? frac->measured_source : "-", none->measured_step_s,
+                 frac->skip_reason ? frac->skip_reason : "");
+    }
+  g_autoptr (ResPublishedCase) tiny = hfu_row ("none", "", "", "0.04");
+  g_assert_false (tiny->ready);
+  g_assert_cmpstr (tiny->skip_reason, ==, "hfu_pct '0.04' is below 1%: a fraction, not a "
+                   "percentage? (hint: write 4.0 for 4.0%)");
 }
 
 /* A node's rate in a per-GPU column is over the GPUs of a node of the row's cluster (it
