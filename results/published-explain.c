@@ -268,17 +268,24 @@ res_published_explain (const ResCsv *csv, guint row, const ResPublishedCase *c)
                                       c->fp8_recipe_why != NULL ? c->fp8_recipe_why : "")
                    : g_strdup_printf (" (the stack's %s recipe)",
                                       fw_scaling_name (c->stack->fp8_scaling));
+      /* FSDP's weight all-gather where a cell said float8 or bf16 (fsdp_ag_why) */
+      g_autofree char *gather = c->fsdp_ag_why != NULL && p->compute_dtype == PLAN_PREC_FP8
+                                  ? g_strdup_printf ("; FSDP all-gather in %s (%s)",
+                                                     p->fsdp_float8_all_gather ? "float8"
+                                                                               : "bf16",
+                                                     c->fsdp_ag_why)
+                                  : g_strdup ("");
       if (!READ (RES_PUB_READ_ALL))
         UNREAD ("precision");
       else
-        LINE ("precision", "%s%s%s%s%s", prec_name (p->compute_dtype),
+        LINE ("precision", "%s%s%s%s%s%s", prec_name (p->compute_dtype),
               p->compute_dtype == PLAN_PREC_FP8
                 ? (c->fp8_attention ? " GEMMs and attention" : " GEMMs, attention bf16")
                 : p->compute_dtype == PLAN_PREC_FP4
                 ? " (NVFP4 recipe: layer linears in FP4; output layer, router, attention bf16)"
                 : "",
               recipe != NULL ? recipe : "", c->precision_why != NULL ? "; " : "",
-              c->precision_why != NULL ? c->precision_why : "");
+              c->precision_why != NULL ? c->precision_why : "", gather);
       if (!READ (RES_PUB_READ_ALL))
         UNREAD ("notes");
       else

@@ -5960,6 +5960,63 @@ notes_sp_reading (const char *notes)
   return on == off ? -1 : on ? 1 : 0;
 }
 
+/* The length of an all-gather's name at `q` after at most one ' ', '-' or '_' (the
+ * mention "float8 all-gather" goes on past its type there), else 0 */
+static gsize
+all_gather_after (const char *q)
+{
+  static const char *const words[] = { "all-gather", "all_gather", "allgather", "all gather" };
+  const char *r = q;
+  if (*r == ' ' || *r == '-' || *r == '_')
+    r++;
+  for (guint i = 0; i < G_N_ELEMENTS (words); i++)
+    if (g_str_has_prefix (r, words[i]))
+      return (gsize) (r - q) + strlen (words[i]);
+  return 0;
+}
+
+/* What a cell says of FSDP's float8 all-gather (torchao / TorchTitan
+ * enable_fsdp_float8_all_gather: the weights cast to float8 before FSDP gathers them):
+ * 1 where it names a float8 one ("float8 all-gather", "fp8 all-gather", "f8 all-gather",
+ * "float8 all_gather", "enable_fsdp_float8_all_gather"), 0 where it names only a 16-bit
+ * one ("bfloat16 all-gather", "bf16 all-gather": torchao's docs name their rows so, and
+ * its rowwise recipes cannot gather in float8) or says the float8 one off ("no float8
+ * all-gather", "enable_fsdp_float8_all_gather=False"), -1 where it says nothing of it.
+ * A cell that names both a float8 all-gather and another is read as float8, as all such
+ * cells were. */
+static int
+fsdp_all_gather_said (const char *text)
+{
+  static const struct { const char *type; gboolean fp8, word; } types[] = {
+    { "float8", TRUE, FALSE }, { "fp8", TRUE, FALSE }, { "f8", TRUE, TRUE },
+    { "bfloat16", FALSE, FALSE }, { "bf16", FALSE, TRUE },
+  };
+  if (text == NULL || *text == '\0')
+    return -1;
+  g_autofree char *low = g_ascii_strdown (text, -1);
+  gboolean on = FALSE, off = FALSE;
+  for (guint i = 0; i < G_N_ELEMENTS (types); i++)
+    {
+      const gsize n = strlen (types[i].type);
+      for (const char *p = strstr (low, types[i].type); p != NULL;
+           p = strstr (p + 1, types[i].type))
+        {
+          /* "f8" and "bf16" as words of their own, not the end of "mxf8" or "amp_bf16x" */
+          if (types[i].word && p > low && g_ascii_isalnum (p[-1]))
+            continue;
+          const gsize m = all_gather_after (p + n);
+          if (m == 0)
+            continue;
+          if (!types[i].fp8 || mention_off (low, p, n + m, NULL) || negated_before (low, p)
+              || negated_after (p + n + m))
+            off = TRUE;
+          else
+            on = TRUE;
+        }
+    }
+  return on ? 1 : off ? 0 : -1;
+}
+
 /* Whether a framework or notes cell says the run was compiled: "torch.compile" (or
  * "--compile", "--training.compile", "compile=true") not negated ("no torch.compile",
  * "without torch.compile", "torch.compile disabled / off / false"), and in the framework
@@ -6687,13 +6744,29 @@ map_plan (ResPublishedCase *c, const ResCsv *csv, guint row, gint64 global_batch
     if (c->stack->compile != FW_OPT_NO
         && (names_compile (fw, TRUE) || names_compile (notes, FALSE)))
       p->compile = TRUE;
-    /* FSDP's float8 all-gather where the row says so (torchao / TorchTitan
-     * enable_fsdp_float8_all_gather: "float8 all-gather", "fp8 all-gather"); TorchTitan's
-     * default leaves it off, so an unstated row gathers bf16 */
-    if (fp8 && (contains_ci (fw, "float8 all-gather") || contains_ci (notes, "float8 all-gather")
-                || contains_ci (fw, "fp8 all-gather") || contains_ci (notes, "fp8 all-gather")
-                || contains_ci (notes, "enable_fsdp_float8_all_gather")))
-      p->fsdp_float8_all_gather = TRUE;
+    /* FSDP's float8 all-gather where the row says so (fsdp_all_gather_said), the
+     * precision cell first (torchao's benchmark rows name it there: "tensorwise with
+     * float8 all-gather", "float8 tensorwise (f8 all-gather)", "rowwise with bfloat16
+     * all-gather"; only the framework and notes cells were read, and "f8" not at all),
+     * then the framework cell, then the notes; TorchTitan's default leaves it off, so an
+     * unstated row gathers bf16 */
+    if (fp8)
+      {
+        static const char *const cells[] = { "precision", "framework", "notes" };
+        static const char *const why[] = { "the precision cell says so",
+                                           "the framework cell says so",
+                                           "the notes say so" };
+        for (guint i = 0; i < G_N_ELEMENTS (cells); i++)
+          {
+            const int said = fsdp_all_gather_said (i == 1 ? fw : get (csv, row, cells[i]));
+            if (said >= 0)
+              {
+                p->fsdp_float8_all_gather = said == 1;
+                c->fsdp_ag_why = why[i];
+                break;
+              }
+          }
+      }
     if (c->stack->async_tp != FW_OPT_NO && tp > 1
         && (contains_ci (fw, "AsyncTP") || contains_ci (notes, "AsyncTP")
             || contains_ci (fw, "async TP") || contains_ci (notes, "async TP")))

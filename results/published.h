@@ -614,6 +614,9 @@ typedef struct {
                                        alone does not give it (FSDP said off: the stack's
                                        default; a ZeRO-1 group not modelled); NULL: as the
                                        cell says */
+  const char   *fsdp_ag_why;        /* static: which cell said FSDP's weight all-gather
+                                       runs in float8 or in bf16 (plan.fsdp_float8_all_
+                                       gather); NULL: no cell says, the stack's default */
 
   ModelSpec    *model;              /* NULL when skipped before it was built */
   TopoCluster  *cluster;            /* NULL when skipped before it was found */

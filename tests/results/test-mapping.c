@@ -4012,14 +4012,15 @@ test_batch_token_product (void)
 }
 
 /* FSDP's float8 all-gather where a row's notes say so, and only with fp8 GEMMs;
- * TorchTitan's default (off) otherwise. */
+ * TorchTitan's default (off) otherwise. A row of the small GPT on 16 H100s, tp 1, on
+ * torchtitan (FSDP: zero3). */
 static ResPublishedCase *
 f8_row (const char *precision, const char *notes)
 {
   g_autofree char *text = g_strdup_printf (
     "row_id,model,gpu_type,n_gpus,n_layers,hidden,n_heads,vocab,seq_len,tp,pp,"
     "precision,framework,notes,global_batch,step_time_s\n"
-    "1,GPT,H100-SXM-80GB,16,16,1024,16,16384,1024,1,1,%s,torchtitan,\"%s\",16,1.0\n",
+    "1,GPT,H100-SXM-80GB,16,16,1024,16,16384,1024,1,1,\"%s\",torchtitan,\"%s\",16,1.0\n",
     precision, notes);
   return case_of (text);
 }
@@ -4032,6 +4033,23 @@ test_fsdp_float8_all_gather (void)
     { "float8", "enable_fsdp_float8_all_gather = true", TRUE },
     { "float8", "Float8 = torchao Float8 on nn.Linear", FALSE },
     { "bf16", "FSDP2 with float8 all-gather", FALSE },
+    /* the precision cell names it too, as torchao's benchmark table does
+     * (docs/source/workflows/training.md: "tensorwise with float8 all-gather", "float8
+     * tensorwise (f8 all-gather)"; the PyTorch blog's "float8 all_gather"): these read
+     * as bf16 all-gathers, only the framework and notes cells and the spellings "float8"
+     * and "fp8" being read */
+    { "tensorwise with float8 all-gather", "", TRUE },
+    { "float8 tensorwise (f8 all-gather)", "", TRUE },
+    { "fp8 (fp8 all-gather)", "", TRUE },
+    { "float8 (tensorwise scaling; float8 all_gather)", "", TRUE },
+    { "float8", "FSDP2, f8 all-gather", TRUE },
+    /* a 16-bit all-gather says it off, the precision cell before the notes ("rowwise
+     * with bfloat16 all-gather": torchao's rowwise recipes cannot gather in float8); a
+     * float8 all-gather said off is off (both read on) */
+    { "rowwise with bfloat16 all-gather", "FSDP2 with float8 all-gather", FALSE },
+    { "float8", "bf16 all-gather", FALSE },
+    { "float8", "no float8 all-gather", FALSE },
+    { "float8", "enable_fsdp_float8_all_gather=False", FALSE },
   };
   for (guint i = 0; i < G_N_ELEMENTS (rows); i++)
     {
@@ -4040,6 +4058,13 @@ test_fsdp_float8_all_gather (void)
         g_error ("'%s' / '%s': fsdp_float8_all_gather %d (%s)", rows[i].prec, rows[i].notes,
                  c->plan.fsdp_float8_all_gather, c->skip_reason ? c->skip_reason : "");
     }
+  /* the explain line says which cell said it */
+  g_autofree char *e = explain_one (
+    "row_id,model,gpu_type,n_gpus,n_layers,hidden,n_heads,vocab,seq_len,tp,pp,precision,"
+    "framework,global_batch,step_time_s\n1,GPT,H100-SXM-80GB,16,16,1024,16,16384,1024,1,1,"
+    "float8 tensorwise (f8 all-gather),torchtitan,16,1.0\n");
+  assert_explains (e, "(tensorwise recipe); FSDP all-gather in float8 (the precision cell "
+                      "says so)\n");
 }
 
 /* CP's K/V exchange where a row does not name one: the stack's (torchtitan: its
