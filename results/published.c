@@ -7158,6 +7158,40 @@ notes_say_fp8 (const char *notes)
   return TRUE;
 }
 
+/* torchao's float8 training recipe named in a precision cell (Float8LinearRecipeName,
+ * torchao/float8/config.py: TENSORWISE "tensorwise", ROWWISE "rowwise", ROWWISE_WITH_GW_HP
+ * "rowwise_with_gw_hp"), as a word of its own and not said off, in a cell that names no
+ * other precision as the run's: a 16-bit type that names the FSDP all-gather ("rowwise
+ * with bfloat16 all-gather", torchao's docs/source/workflows/training.md benchmark rows)
+ * is the all-gather's, not the run's. Only these three names: "row-wise" or "per-row"
+ * alone say nothing of FP8. */
+static gboolean
+torchao_recipe_named (const char *text)
+{
+  static const char *const names[] = { "rowwise_with_gw_hp", "rowwise", "tensorwise" };
+  static const char *const other[] = { "bf16", "bfloat16", "fp16", "float16", "half", "fp32",
+                                       "float32", "tf32", "int8", "16-bit", "16 bit", NULL };
+  g_autofree char *low = g_ascii_strdown (text, -1);
+  for (const char *p = strstr (low, "bf16"); p != NULL; p = strstr (p + 1, "bf16"))
+    if (all_gather_after (p + 4) > 0)
+      memset ((char *) p, '#', 4);
+  for (const char *p = strstr (low, "bfloat16"); p != NULL; p = strstr (p + 1, "bfloat16"))
+    if (all_gather_after (p + 8) > 0)
+      memset ((char *) p, '#', 8);
+  if (contains_any_ci (low, other))
+    return FALSE;
+  for (guint i = 0; i < G_N_ELEMENTS (names); i++)
+    {
+      const gsize n = strlen (names[i]);
+      for (const char *p = strstr (low, names[i]); p != NULL; p = strstr (p + 1, names[i]))
+        if ((p == low || !(g_ascii_isalnum (p[-1]) || p[-1] == '_'))
+            && !(g_ascii_isalnum (p[n]) || p[n] == '_') && !mention_off (low, p, n, NULL)
+            && !negated_before (low, p) && !negated_after (p + n))
+          return TRUE;
+    }
+  return FALSE;
+}
+
 static gboolean
 map_precision (ResPublishedCase *c, const char *cell, const char *notes, const char *framework,
                gboolean *fp8)
@@ -7182,6 +7216,16 @@ map_precision (ResPublishedCase *c, const char *cell, const char *notes, const c
        || contains_ci (text, "fp-8") || contains_ci (text, "fp 8"))
       && !fp8_negated (text))
     *fp8 = TRUE;
+  /* a torchao float8 recipe by its name alone ("rowwise with bfloat16 all-gather",
+   * "tensorwise", "rowwise_with_gw_hp with bfloat16 all-gather": torchao's
+   * docs/source/workflows/training.md benchmark rows; read as bf16, the "bfloat16" being
+   * the FSDP all-gather's): FP8, the explain line saying so */
+  if (!*fp8 && !fp8_negated (text) && torchao_recipe_named (text))
+    {
+      *fp8 = TRUE;
+      c->precision_why = "FP8: the cell names a torchao float8 recipe "
+                         "(Float8LinearRecipeName)";
+    }
   g_autofree char *stripped = g_strstrip (g_strdup (cell));
   /* an empty cell beside notes that say the run trained in FP8 ("trained in FP8 with
    * Transformer Engine", read as bf16): FP8, the explain line saying so */
@@ -7262,7 +7306,15 @@ map_precision (ResPublishedCase *c, const char *cell, const char *notes, const c
   else if (*fp8 && contains_any_ci (text, blockwise))
     c->plan.fp8_recipe = FW_SCALING_BLOCKWISE;
   else if (*fp8 && contains_any_ci (text, rowwise))
-    c->plan.fp8_recipe = FW_SCALING_ROWWISE;
+    {
+      c->plan.fp8_recipe = FW_SCALING_ROWWISE;
+      /* torchao's rowwise_with_gw_hp runs the weight-gradient GEMM in high precision
+       * (config.py: input and grad_output for grad_weight not scaled); the cost model has
+       * no such variant (plan-toml.c reads recipe_name the same way), so rowwise */
+      if (contains_ci (text, "rowwise_with_gw_hp"))
+        c->fp8_recipe_why = "rowwise_with_gw_hp read as rowwise: its weight-gradient GEMM "
+                            "in bf16 is not modelled";
+    }
   else if (*fp8 && contains_any_ci (text, current))
     c->plan.fp8_recipe = FW_SCALING_CURRENT;
   else if (*fp8 && contains_any_ci (text, delayed))

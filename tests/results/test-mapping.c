@@ -4067,6 +4067,67 @@ test_fsdp_float8_all_gather (void)
                       "says so)\n");
 }
 
+/* torchao's float8 recipes by name alone in the precision cell (Float8LinearRecipeName:
+ * tensorwise, rowwise, rowwise_with_gw_hp), as torchao's benchmark table names its rows
+ * ("rowwise with bfloat16 all-gather", "rowwise_with_gw_hp with bfloat16 all-gather"):
+ * FP8 with that recipe; the 16-bit type there is FSDP's all-gather's. They read as bf16
+ * (a bare "rowwise" or "tensorwise" was refused as not recognised). rowwise_with_gw_hp is
+ * costed as rowwise (no variant with a bf16 weight-gradient GEMM), saying so. Only the
+ * three names, as words, in a cell that names no other precision of the run; and only in
+ * the precision cell. */
+static void
+test_torchao_recipe_names (void)
+{
+  static const struct { const char *prec; int recipe; gboolean ag; } fp8[] = {
+    { "rowwise with bfloat16 all-gather", FW_SCALING_ROWWISE, FALSE },
+    { "rowwise_with_gw_hp with bfloat16 all-gather", FW_SCALING_ROWWISE, FALSE },
+    { "rowwise with bf16 all-gather", FW_SCALING_ROWWISE, FALSE },
+    { "tensorwise", FW_SCALING_CURRENT, FALSE },
+    { "rowwise", FW_SCALING_ROWWISE, FALSE },
+    { "torchao rowwise_with_gw_hp", FW_SCALING_ROWWISE, FALSE },
+    /* named with float8 as before */
+    { "tensorwise with float8 all-gather", FW_SCALING_CURRENT, TRUE },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (fp8); i++)
+    {
+      g_autoptr (ResPublishedCase) c = f8_row (fp8[i].prec, "");
+      if (!c->ready || c->plan.compute_dtype != PLAN_PREC_FP8 || c->plan.fp8_recipe != fp8[i].recipe
+          || c->plan.fsdp_float8_all_gather != fp8[i].ag)
+        g_error ("precision '%s': %s, recipe %d, all-gather %d (%s)", fp8[i].prec,
+                 c->plan.compute_dtype == PLAN_PREC_FP8 ? "fp8" : "not fp8", c->plan.fp8_recipe,
+                 c->plan.fsdp_float8_all_gather, c->skip_reason ? c->skip_reason : "");
+      g_assert_cmpint (c->fp8_recipe_why != NULL, ==,
+                       strstr (fp8[i].prec, "rowwise_with_gw_hp") != NULL);
+    }
+  /* bf16 where the cell names the run's own 16-bit type, or the recipe said off, or the
+   * name is no torchao recipe name ("row-wise" is refused as not recognised, as before) */
+  static const struct { const char *prec, *notes; gboolean ready; } other[] = {
+    { "bf16, rowwise", "", TRUE },
+    { "none (bfloat16)", "", TRUE },
+    { "bf16 (no rowwise)", "", TRUE },
+    { "rowwise (fp8 off)", "", TRUE },
+    { "bf16", "float8 rowwise was slower", TRUE },
+    { "", "torchao tensorwise and rowwise recipes compared", TRUE },
+    { "row-wise", "", FALSE },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (other); i++)
+    {
+      g_autoptr (ResPublishedCase) c = f8_row (other[i].prec, other[i].notes);
+      if (c->ready != other[i].ready || (c->ready && c->plan.compute_dtype != PLAN_PREC_BF16))
+        g_error ("precision '%s' / notes '%s': %s (%s)", other[i].prec, other[i].notes,
+                 c->ready ? "read" : "skipped", c->skip_reason ? c->skip_reason : "");
+    }
+  /* the explain line says where the FP8 came from, and the recipe read as rowwise */
+  g_autofree char *e = explain_one (
+    "row_id,model,gpu_type,n_gpus,n_layers,hidden,n_heads,vocab,seq_len,tp,pp,precision,"
+    "framework,global_batch,step_time_s\n1,GPT,H100-SXM-80GB,16,16,1024,16,16384,1024,1,1,"
+    "rowwise_with_gw_hp with bfloat16 all-gather,torchtitan,16,1.0\n");
+  assert_explains (e, "-> fp8 GEMMs, attention bf16 (rowwise recipe: rowwise_with_gw_hp read "
+                      "as rowwise: its weight-gradient GEMM in bf16 is not modelled); FP8: the "
+                      "cell names a torchao float8 recipe (Float8LinearRecipeName); FSDP "
+                      "all-gather in bf16 (the precision cell says so)\n");
+}
+
 /* CP's K/V exchange where a row does not name one: the stack's (torchtitan: its
  * context_parallel_rotate_method default, one all-gather; Megatron: the p2p ring); a note
  * naming the all-gather wins everywhere. 16 GPUs, cp 2, tp 1 -> dp 8. */
@@ -4819,6 +4880,7 @@ main (int argc, char **argv)
   g_test_add_func ("/results/mapping/micro-batch-labels", test_micro_batch_labels);
   g_test_add_func ("/results/mapping/batch-token-product", test_batch_token_product);
   g_test_add_func ("/results/mapping/fsdp-float8-all-gather", test_fsdp_float8_all_gather);
+  g_test_add_func ("/results/mapping/torchao-recipe-names", test_torchao_recipe_names);
   g_test_add_func ("/results/mapping/cp-comm-default", test_cp_comm_default);
   g_test_add_func ("/results/mapping/cross-entropy-impl", test_cross_entropy_impl);
   g_test_add_func ("/results/mapping/megatron-bridge-fp8", test_megatron_bridge_fp8);
