@@ -111,11 +111,14 @@ res_published_explain (const ResCsv *csv, guint row, const ResPublishedCase *c)
         g_string_append_printf (s, "  %-20s %-44s    fitted knob at its bound: %s\n", "", "",
                                 bound[i]);
     }
+  /* a compiled run no cell names: why (compile_why: async TP needs it) */
   if (c->stack != NULL)
-    LINE ("framework", "stack %s (attention %s, fusion %s, %g us per kernel)%s%s",
+    LINE ("framework", "stack %s (attention %s, fusion %s, %g us per kernel)%s%s%s%s",
           c->stack->name, fw_attn_kernel_name (c->stack->attention),
           fw_fusion_name (c->stack->fusion), c->stack->kernel_overhead_s * 1e6,
-          c->stack_why != NULL ? "; " : "", c->stack_why != NULL ? c->stack_why : "");
+          c->stack_why != NULL ? "; " : "", c->stack_why != NULL ? c->stack_why : "",
+          c->compile_why != NULL ? "; compiled: " : "",
+          c->compile_why != NULL ? c->compile_why : "");
   if (c->model != NULL)
     {
       LINE ("n_layers", "%" G_GUINT64_FORMAT, c->model->n_layers);

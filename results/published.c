@@ -6050,6 +6050,33 @@ names_compile (const char *text, gboolean framework_cell)
   return FALSE;
 }
 
+/* Whether a framework or notes cell says the run was not compiled: a mention of compile
+ * said off ("no torch.compile", "without torch.compile", "torch.compile disabled",
+ * "compile=false", "not compiled"), "uncompiled", or in the framework cell "eager" as a
+ * word of its own ("torchtitan (eager)"; in the notes "eager mode" only) */
+static gboolean
+names_compile_off (const char *text, gboolean framework_cell)
+{
+  if (text == NULL || *text == '\0')
+    return FALSE;
+  g_autofree char *low = g_ascii_strdown (text, -1);
+  if (strstr (low, "uncompiled") != NULL || strstr (low, "eager mode") != NULL)
+    return TRUE;
+  for (const char *p = strstr (low, "eager"); framework_cell && p != NULL;
+       p = strstr (p + 5, "eager"))
+    if ((p == low || !g_ascii_isalnum (p[-1])) && !g_ascii_isalnum (p[5]))
+      return TRUE;
+  static const char *const words[] = { "torch.compile", "compiled", "compile" };
+  for (guint i = 0; i < G_N_ELEMENTS (words); i++)
+    {
+      const gsize n = strlen (words[i]);
+      for (const char *p = strstr (low, words[i]); p != NULL; p = strstr (p + n, words[i]))
+        if (mention_off (low, p, n, NULL) || negated_before (low, p) || negated_after (p + n))
+          return TRUE;
+    }
+  return FALSE;
+}
+
 static gboolean
 map_plan (ResPublishedCase *c, const ResCsv *csv, guint row, gint64 global_batch, gboolean fp8)
 {
@@ -6771,6 +6798,21 @@ map_plan (ResPublishedCase *c, const ResCsv *csv, guint row, gint64 global_batch
         && (contains_ci (fw, "AsyncTP") || contains_ci (notes, "AsyncTP")
             || contains_ci (fw, "async TP") || contains_ci (notes, "async TP")))
       p->async_tp = p->tp_comm_overlap = TRUE;
+    /* Async TP on a stack where compiling is a per-run choice: the run was compiled, as
+     * no cell need say. TorchTitan refuses async TP on an eager model
+     * (torchtitan/distributed/tensor_parallel.py maybe_enable_async_tp: RuntimeError
+     * "Async TP requires 'model' in --compile.components and --compile.enable"; in 2024
+     * "Async TP requires --training.compile"), and so does plan_check_stack; the row
+     * "torchtitan (FSDP2 + Tensor Parallel, Async TP)" (docs/performance.md, Aug 2024)
+     * was refused "async TP needs a compiled model". A row that says it was not compiled
+     * keeps that refusal. */
+    if (p->async_tp && !p->compile && c->stack->compile == FW_OPT_OPTIONAL
+        && !names_compile_off (fw, TRUE) && !names_compile_off (notes, FALSE))
+      {
+        p->compile = TRUE;
+        c->compile_why = "not named, implied by async TP (TorchTitan refuses async TP "
+                         "without torch.compile)";
+      }
   }
 
   c->plan_read = RES_PUB_READ_ALL;

@@ -617,6 +617,9 @@ typedef struct {
   const char   *fsdp_ag_why;        /* static: which cell said FSDP's weight all-gather
                                        runs in float8 or in bf16 (plan.fsdp_float8_all_
                                        gather); NULL: no cell says, the stack's default */
+  const char   *compile_why;        /* static: why the run is compiled where no cell names
+                                       torch.compile (async TP needs it); NULL: named, or
+                                       not compiled */
 
   ModelSpec    *model;              /* NULL when skipped before it was built */
   TopoCluster  *cluster;            /* NULL when skipped before it was found */

@@ -4128,6 +4128,62 @@ test_torchao_recipe_names (void)
                       "all-gather in bf16 (the precision cell says so)\n");
 }
 
+/* Async TP on torchtitan runs compiled: TorchTitan refuses it on an eager model
+ * (torchtitan/distributed/tensor_parallel.py maybe_enable_async_tp), so a published
+ * async-TP run was compiled whether or not its cells say so. "torchtitan (FSDP2 + Tensor
+ * Parallel, Async TP)" (docs/performance.md, Aug 2024) was refused "async TP needs a
+ * compiled model". A row that says it was not compiled keeps the refusal. The small GPT
+ * on 16 H100s, tp 2. */
+static ResPublishedCase *
+async_tp_row (const char *framework, const char *notes)
+{
+  g_autofree char *text = g_strdup_printf (
+    "row_id,model,gpu_type,n_gpus,n_layers,hidden,n_heads,vocab,seq_len,tp,pp,"
+    "framework,notes,global_batch,step_time_s\n"
+    "1,GPT,H100-SXM-80GB,16,16,1024,16,16384,1024,2,1,\"%s\",\"%s\",16,1.0\n",
+    framework, notes);
+  return case_of (text);
+}
+
+static void
+test_async_tp_compile (void)
+{
+  static const struct { const char *framework, *notes; gboolean implied; } on[] = {
+    { "torchtitan (FSDP2 + Tensor Parallel, Async TP)", "", TRUE },
+    { "torchtitan", "Optimizations: Float8 + Async TP", TRUE },
+    /* named: compiled as before, nothing implied */
+    { "torchtitan (FSDP2+TP, torch.compile, Float8, AsyncTP)", "", FALSE },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (on); i++)
+    {
+      g_autoptr (ResPublishedCase) c = async_tp_row (on[i].framework, on[i].notes);
+      if (!c->ready || !c->plan.async_tp || !c->plan.compile)
+        g_error ("'%s' / '%s': async_tp %d compile %d (%s)", on[i].framework, on[i].notes,
+                 c->plan.async_tp, c->plan.compile, c->skip_reason ? c->skip_reason : "");
+      g_assert_cmpint (c->compile_why != NULL, ==, on[i].implied);
+    }
+  /* said not compiled: refused as before */
+  static const struct { const char *framework, *notes; } off[] = {
+    { "torchtitan (Async TP, no torch.compile)", "" },
+    { "torchtitan (Async TP, eager)", "" },
+    { "torchtitan (Async TP)", "torch.compile disabled" },
+    { "torchtitan (Async TP)", "compile=false" },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (off); i++)
+    {
+      g_autoptr (ResPublishedCase) c = async_tp_row (off[i].framework, off[i].notes);
+      if (c->ready || strstr (c->skip_reason, "async TP needs a compiled model") == NULL)
+        g_error ("'%s' / '%s': %s, expected refused", off[i].framework, off[i].notes,
+                 c->ready ? "read" : c->skip_reason);
+    }
+  g_autofree char *e = explain_one (
+    "row_id,model,gpu_type,n_gpus,n_layers,hidden,n_heads,vocab,seq_len,tp,pp,framework,"
+    "global_batch,step_time_s\n1,GPT,H100-SXM-80GB,16,16,1024,16,16384,1024,2,1,"
+    "\"torchtitan (FSDP2 + Tensor Parallel, Async TP)\",16,1.0\n");
+  assert_explains (e, "; compiled: not named, implied by async TP (TorchTitan refuses async "
+                      "TP without torch.compile)\n");
+}
+
 /* CP's K/V exchange where a row does not name one: the stack's (torchtitan: its
  * context_parallel_rotate_method default, one all-gather; Megatron: the p2p ring); a note
  * naming the all-gather wins everywhere. 16 GPUs, cp 2, tp 1 -> dp 8. */
@@ -4881,6 +4937,7 @@ main (int argc, char **argv)
   g_test_add_func ("/results/mapping/batch-token-product", test_batch_token_product);
   g_test_add_func ("/results/mapping/fsdp-float8-all-gather", test_fsdp_float8_all_gather);
   g_test_add_func ("/results/mapping/torchao-recipe-names", test_torchao_recipe_names);
+  g_test_add_func ("/results/mapping/async-tp-compile", test_async_tp_compile);
   g_test_add_func ("/results/mapping/cp-comm-default", test_cp_comm_default);
   g_test_add_func ("/results/mapping/cross-entropy-impl", test_cross_entropy_impl);
   g_test_add_func ("/results/mapping/megatron-bridge-fp8", test_megatron_bridge_fp8);
