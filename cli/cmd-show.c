@@ -832,6 +832,13 @@ show_framework (const char *name, gboolean json)
                                           s->default_overlap_param_gather ? ",param-overlap" : "",
                                           chunk, s->default_degrees_one ? ",tp1-pp1" : "");
   ROW ("defaults", def);
+  /* the accumulation steps where the stack documents them, with their own source (the
+   * global batch validate derives for a row that states neither it nor grad_accum) */
+  if (s->default_grad_accum > 0)
+    {
+      g_autofree char *accum = g_strdup_printf ("%d", s->default_grad_accum);
+      ROW ("defaults.grad_accum", accum);
+    }
   {
     /* what a run of this stack may ask for (predict refuses the rest, search leaves it
      * out): "none" where the stack has no pipeline or context parallelism */

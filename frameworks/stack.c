@@ -230,7 +230,8 @@ static const char *const launches_names[] = { "one", "per_expert", NULL };
 static const char *const default_keys[] = { "sharding", "sequence_parallel",
                                             "overlap_grad_reduce", "overlap_param_gather",
                                             "pp_microbatches", "cp_comm", "pp_schedule",
-                                            "pp_layers_per_chunk", "model_parallel", NULL };
+                                            "pp_layers_per_chunk", "model_parallel", "grad_accum",
+                                            NULL };
 static const char *const model_parallel_names[] = { "stated", "none", NULL };
 static const char *const cp_comm_names[] = { "p2p", "allgather", NULL };
 static const char *const offers_keys[] = { "sharding", "sharding_with_pp", "schedules",
@@ -798,6 +799,16 @@ fw_stack_new_from_data (const char *data, gssize length, const char *source, GEr
           fail (&ws, "pp_layers_per_chunk", error, "is %g, not a whole number of layers", slots);
           return NULL;
         }
+      /* 0 (the default) is "not documented", so --json prints a stack without one as it
+       * loads back */
+      double ga = s->default_grad_accum;
+      if (!get_num (sub, "grad_accum", 0, 1e6, &ga, FALSE, &ws, error))
+        return NULL;
+      if (ga != (int) ga)
+        {
+          fail (&ws, "grad_accum", error, "is %g, not a whole number of steps", ga);
+          return NULL;
+        }
       /* a default the stack does not offer made every plan on its defaults one that the
        * same stack refuses by name ("--sharding zero3 to follow the stack", then "the
        * stack does not offer it"): refused here */
@@ -808,6 +819,7 @@ fw_stack_new_from_data (const char *data, gssize length, const char *source, GEr
           return NULL;
         }
       s->default_pp_chunk_slots = (int) slots;
+      s->default_grad_accum = (int) ga;
       s->default_pp_dualpipe = pps == 1;
       s->default_cp_allgather = cpc == 1;
       s->default_sharding = sh;
@@ -1335,6 +1347,7 @@ fw_stack_to_json (const FwStack *s, JsonBuilder *b)
   S ("cp_comm", cp_comm_names[s->default_cp_allgather ? 1 : 0]);
   S ("pp_schedule", pp_schedule_names[s->default_pp_dualpipe ? 1 : 0]);
   D ("pp_layers_per_chunk", s->default_pp_chunk_slots);
+  D ("grad_accum", s->default_grad_accum);
   S ("model_parallel", model_parallel_names[s->default_degrees_one ? 1 : 0]);
   json_builder_end_object (b);
   json_builder_set_member_name (b, "sources");

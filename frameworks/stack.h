@@ -353,6 +353,13 @@ typedef struct {
                                          * the loss taking one slot each where the layers do
                                          * not divide); 0 = not stated: the smallest V that
                                          * splits the layers ("defaults.pp_layers_per_chunk") */
+  int           default_grad_accum;     /* the gradient-accumulation steps a run that states
+                                         * neither its global batch nor its accumulation took,
+                                         * where the framework documents them
+                                         * ("defaults.grad_accum": torchtitan's global batch
+                                         * -1 = local batch x dp, DeepSpeed's and MaxText's
+                                         * gradient_accumulation_steps 1); 0 = none documented:
+                                         * such a run's global batch is not known */
   /* context parallelism as the stack runs it ("cp") */
   gboolean      cp_ring_merge;          /* the attention runs as the c ring steps whatever
                                          * the exchange (all-gathered K/V included), each

@@ -250,6 +250,24 @@ test_show_framework_nccl (void)
   run_result_clear (&r);
 }
 
+/* `show framework` prints the gradient-accumulation steps a stack documents for a run
+ * that states neither them nor its global batch, with the source (torchtitan.json
+ * "defaults.grad_accum": torchtitan/train.py, global_batch_size -1 = local batch x dp,
+ * one step); megatron-core documents none and prints no such line. */
+static void
+test_show_framework_grad_accum (void)
+{
+  assert_show_framework_line ("torchtitan", "defaults.grad_accum          1          "
+                                            "torchtitan/train.py Trainer.__init__");
+  assert_show_framework_line ("deepspeed", "defaults.grad_accum          1          "
+                                           "DeepSpeed Configuration JSON");
+  RunResult r = { 0 };
+  run_tandem ("show framework megatron-core", &r);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_null (strstr (r.out, "defaults.grad_accum"));
+  run_result_clear (&r);
+}
+
 /* A Nemotron-H config file (hybrid Mamba-2): predict (sharded, so that it fits: 8.1B
  * parameters under DDP's 16 bytes each do not) and search run on it; context parallelism
  * is refused, exit 2, naming what is not modelled. */
@@ -1965,6 +1983,7 @@ main (int argc, char **argv)
   g_test_add_func ("/cli/show/framework-host-ops", test_show_framework_host_ops);
   g_test_add_func ("/cli/show/framework-fp8", test_show_framework_fp8);
   g_test_add_func ("/cli/show/framework-nccl", test_show_framework_nccl);
+  g_test_add_func ("/cli/show/framework-grad-accum", test_show_framework_grad_accum);
   g_test_add_func ("/cli/predict/text-mfu-hfu", test_predict_text_mfu_hfu);
   g_test_add_func ("/cli/memory/json", test_memory_json);
   g_test_add_func ("/cli/memory/stack-dropout", test_memory_stack_dropout);

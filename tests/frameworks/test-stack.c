@@ -318,6 +318,30 @@ test_semantics (void)
   g_assert_false (tt->fsdp_reduce_passes);
   g_assert_cmpint (mc->default_pp_chunk_slots, ==, 0);
   g_assert_cmpint (tt->default_pp_chunk_slots, ==, 0);
+  /* defaults.grad_accum: the accumulation steps a run that states neither its global
+   * batch nor its accumulation took, where the framework documents them, each with its
+   * source (torchtitan's global_batch_size -1 = local batch x dp; MaxText's and
+   * DeepSpeed's gradient_accumulation_steps 1; a plain FSDP loop steps every batch). The
+   * Megatron stacks, NeMo and llm-foundry document none (0): their tables print a global
+   * batch, so a row without one has a gap. */
+  static const char *const one[] = { "torchtitan", "maxtext", "pytorch-fsdp", "deepspeed" };
+  for (guint i = 0; i < G_N_ELEMENTS (one); i++)
+    {
+      g_autoptr (FwStack) s = fw_stack_lookup (one[i], NULL);
+      g_assert_nonnull (s);
+      if (s->default_grad_accum != 1
+          || g_hash_table_lookup (s->sources, "defaults.grad_accum") == NULL)
+        g_error ("%s: defaults.grad_accum %d, source %s", one[i], s->default_grad_accum,
+                 (const char *) g_hash_table_lookup (s->sources, "defaults.grad_accum"));
+    }
+  static const char *const none[] = { "megatron-core", "megatron-lm-2021", "nemo",
+                                      "llm-foundry" };
+  for (guint i = 0; i < G_N_ELEMENTS (none); i++)
+    {
+      g_autoptr (FwStack) s = fw_stack_lookup (none[i], NULL);
+      g_assert_nonnull (s);
+      g_assert_cmpint (s->default_grad_accum, ==, 0);
+    }
 }
 
 /* Bad files: the message names the file and the field. */
@@ -379,6 +403,11 @@ test_bad (void)
       "'defaults.pp_layers_per_chunk' is 1.5, not a whole number" },
     { "{\"attention\": \"flash2\", \"fusion\": \"eager\", \"kernel_overhead_us\": 1, "
       "\"defaults\": {\"pp_layers_per_chunk\": -1}}", "'defaults.pp_layers_per_chunk' is -1" },
+    /* accumulation steps are whole and not negative (0: none documented) */
+    { "{\"attention\": \"flash2\", \"fusion\": \"eager\", \"kernel_overhead_us\": 1, "
+      "\"defaults\": {\"grad_accum\": 1.5}}", "'defaults.grad_accum' is 1.5, not a whole number" },
+    { "{\"attention\": \"flash2\", \"fusion\": \"eager\", \"kernel_overhead_us\": 1, "
+      "\"defaults\": {\"grad_accum\": -1}}", "'defaults.grad_accum' is -1" },
     /* "nccl.pat": a list of the collectives PAT may run */
     { "{\"attention\": \"flash2\", \"fusion\": \"eager\", \"kernel_overhead_us\": 1, "
       "\"nccl\": {\"pat\": [\"all_reduce\"]}}",
