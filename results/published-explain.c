@@ -160,7 +160,10 @@ res_published_explain (const ResCsv *csv, guint row, const ResPublishedCase *c)
     {
       const Plan *p = &c->plan;
       const char *one = " (not stated: the stack's default, no model parallelism)";
-      LINE ("tp", "%d%s", p->tp, (c->degrees_defaulted & 1) ? one : "");
+      /* (a tp left empty where pp x cp (x dp) fill the GPUs: tp_left_one says so) */
+      LINE ("tp", "%d%s%s%s%s", p->tp, (c->degrees_defaulted & 1) ? one : "",
+            c->tp_why != NULL ? " (" : "", c->tp_why != NULL ? c->tp_why : "",
+            c->tp_why != NULL ? ")" : "");
       LINE ("pp", "%d%s", p->pp, (c->degrees_defaulted & 2) ? one : "");
       LINE ("cp", "%d (%s)", p->cp, plan_cp_comm_name (p->cp_comm));
       LINE ("dp", "%d", p->dp > 0 ? p->dp : p->dp_given);

@@ -6077,19 +6077,17 @@ names_compile_off (const char *text, gboolean framework_cell)
   return FALSE;
 }
 
+/* Whether an unstated tp or pp is 1 on this row's stack. A stack whose configs default
+ * to no model parallelism (defaults.model_parallel "none": MaxText's
+ * ici_tensor_parallelism 1 with ici_fsdp_parallelism -1, torchtitan's tensor / pipeline
+ * degrees 1, plain FSDP, Composer) ran an unstated tp or pp at 1; the Megatron stacks,
+ * whose published runs nearly all split the model, still skip it (GPT-3 175B "TP/PP not
+ * stated" on 96 GPUs fits no plan at 1) ... unless the framework or notes cell names the
+ * model parallelism it left out ("torchtitan (FSDP2+TP+PP ...)", "3D parallelism"): then
+ * the degrees are unknown. */
 static gboolean
-map_plan (ResPublishedCase *c, const ResCsv *csv, guint row, gint64 global_batch, gboolean fp8)
+degrees_default_one (ResPublishedCase *c, const ResCsv *csv, guint row)
 {
-  Plan *p = &c->plan;
-  gint64 tp = 1, pp = 1, cp = 1, dp = 0, v;
-  gboolean has_dp = cell_size (csv, row, "dp", &dp);
-  /* a stack whose configs default to no model parallelism (defaults.model_parallel
-   * "none": MaxText's ici_tensor_parallelism 1 with ici_fsdp_parallelism -1, torchtitan's
-   * tensor / pipeline degrees 1, plain FSDP, Composer) ran an unstated tp or pp at 1;
-   * the Megatron stacks, whose published runs nearly all split the model, still skip it
-   * (GPT-3 175B "TP/PP not stated" on 96 GPUs fits no plan at 1) */
-  /* ... unless the framework or notes cell names the model parallelism it left out
-   * ("torchtitan (FSDP2+TP+PP ...)", "3D parallelism"): then the degrees are unknown */
   const char *fw_cell = framework_cell (c, csv, row), *notes_cell = get (csv, row, "notes");
   gboolean names_mp = FALSE;
   static const char *const mp_words[] = { "+tp", "tp+", "+pp", "pp+", "tensor parallel",
@@ -6107,13 +6105,65 @@ map_plan (ResPublishedCase *c, const ResCsv *csv, guint row, gint64 global_batch
           names_mp = !g_ascii_isalnum (q[mp_words[i][0] == '+' ? 0 : -1])
                      && !negated_before (pad, q);
     }
-  const gboolean ones = c->stack != NULL && c->stack->default_degrees_one && !names_mp;
+  return c->stack != NULL && c->stack->default_degrees_one && !names_mp;
+}
+
+/* An empty cell, or one that says it says nothing (cell_unstated) */
+static gboolean
+cell_blank (const ResCsv *csv, guint row, const char *column)
+{
+  g_autofree char *t = g_strstrip (g_strdup (get (csv, row, column)));
+  return *t == '\0' || cell_unstated (t);
+}
+
+/* A tp the row leaves empty where the degrees it states already fill the GPUs: pp x cp
+ * (x dp where the dp cell states it) = n_gpus leaves no GPU for a tensor-parallel split,
+ * so tp is 1 (arithmetic, not a guess; without dp, dp is 1 too). The Zero Bubble paper's
+ * Table 3 gives only "Pipelines (GPUs) = 8" on 8 GPUs: pp "8 (Pipelines (GPUs) = 8)", tp
+ * empty, read tp 1, dp 1 (it was skipped "tp not stated"). A pp the row leaves empty as
+ * well says nothing of the split (rows 13 and 14: both empty, still skipped), nor does a
+ * cp or dp cell that says something no degree is read from. On TRUE *why says it (g_free). */
+static gboolean
+tp_left_one (const ResPublishedCase *c, const ResCsv *csv, guint row, char **why)
+{
+  gint64 pp, cp = 1, dp = 0;
+  if (!cell_blank (csv, row, "tp") || !cell_size (csv, row, "pp", &pp))
+    return FALSE;
+  if (!cell_size (csv, row, "cp", &cp) && !cell_blank (csv, row, "cp"))
+    return FALSE;
+  if (!cell_size (csv, row, "dp", &dp) && !cell_blank (csv, row, "dp"))
+    return FALSE;
+  if (c->n_gpus < 1 || pp * cp * MAX (dp, 1) != c->n_gpus)
+    return FALSE;
+  if (why != NULL)
+    {
+      GString *w = g_string_new (NULL);
+      g_string_printf (w, "not stated: pp %" G_GINT64_FORMAT, pp);
+      if (cp > 1)
+        g_string_append_printf (w, " x cp %" G_GINT64_FORMAT, cp);
+      if (dp > 0)
+        g_string_append_printf (w, " x dp %" G_GINT64_FORMAT, dp);
+      g_string_append_printf (w, " = n_gpus %" G_GINT64_FORMAT " leaves 1", c->n_gpus);
+      *why = g_string_free (w, FALSE);
+    }
+  return TRUE;
+}
+
+static gboolean
+map_plan (ResPublishedCase *c, const ResCsv *csv, guint row, gint64 global_batch, gboolean fp8)
+{
+  Plan *p = &c->plan;
+  gint64 tp = 1, pp = 1, cp = 1, dp = 0, v;
+  gboolean has_dp = cell_size (csv, row, "dp", &dp);
+  const gboolean ones = degrees_default_one (c, csv, row);
   g_autofree char *tp_t = g_strstrip (g_strdup (get (csv, row, "tp")));
   g_autofree char *pp_t = g_strstrip (g_strdup (get (csv, row, "pp")));
   if (cell_size (csv, row, "tp", &v))
     tp = v;
   else if (ones && (*tp_t == '\0' || cell_unstated (tp_t)))
     tp = 1, c->degrees_defaulted |= 1;
+  else if (tp_left_one (c, csv, row, &c->tp_why))
+    tp = 1;   /* pp x cp (x dp) already n_gpus */
   else if (!has_dp)
     return skip (c, "tp not stated");
   if (cell_size (csv, row, "pp", &v))
@@ -7396,6 +7446,7 @@ res_published_case_free (ResPublishedCase *c)
   g_free (c->micro_batch_why);
   g_free (c->batch_why);
   g_free (c->vpp_why);
+  g_free (c->tp_why);
   fw_stack_unref (c->stack);
   model_spec_unref (c->model);
   topo_cluster_unref (c->cluster);
@@ -7523,14 +7574,16 @@ res_published_row_gpus (const ResCsv *csv, guint row)
 }
 
 /* The data-parallel ranks of a row as the batch readers take them: the dp cell, else
- * n_gpus / (tp x pp x cp) where tp and pp are stated; FALSE when neither is. */
+ * n_gpus / (tp x pp x cp) where tp and pp are stated, or pp alone where it and cp fill
+ * the GPUs (tp_left_one: tp and dp 1, as map_plan reads the row); FALSE when neither is. */
 static gboolean
 row_dp (const ResPublishedCase *c, const ResCsv *csv, guint row, gint64 *dp)
 {
-  gint64 tp, pp, cp = 1;
+  gint64 tp = 1, pp, cp = 1;
   if (cell_size (csv, row, "dp", dp))
     return TRUE;
-  if (!cell_size (csv, row, "tp", &tp) || !cell_size (csv, row, "pp", &pp))
+  if ((!cell_size (csv, row, "tp", &tp) && !tp_left_one (c, csv, row, NULL))
+      || !cell_size (csv, row, "pp", &pp))
     return FALSE;
   cell_size (csv, row, "cp", &cp);
   if (c->n_gpus < 1 || c->n_gpus % (tp * pp * cp) != 0)
@@ -7542,8 +7595,11 @@ row_dp (const ResPublishedCase *c, const ResCsv *csv, guint row, gint64 *dp)
 /* A global batch the row leaves empty but gives the parts of: micro_batch x grad_accum x
  * dp, Megatron's own relation (num_microbatches = global_batch_size / (micro_batch_size x
  * data_parallel_size)); dp from its cell, else n_gpus / (tp x pp x cp) where tp and pp are
- * stated. FALSE when a part is missing (such a row was skipped "missing global_batch"
- * though the batch is fixed by what it states). */
+ * stated, or pp alone where it fills the GPUs (row_dp). FALSE when a part is missing (such
+ * a row was skipped "missing global_batch" though the batch is fixed by what it states).
+ * c->batch_why says the product: the Zero Bubble paper's Table 3, micro-batch 6, "24
+ * (Number of Microbatches)", one pipeline of 8 GPUs -> "the cell is empty: micro_batch 6
+ * x grad_accum 24 x dp 1" = 144 (skipped "missing global_batch" while dp was unknown). */
 static gboolean
 batch_from_accumulation (ResPublishedCase *c, const ResCsv *csv, guint row, gint64 *out)
 {
@@ -7559,6 +7615,9 @@ batch_from_accumulation (ResPublishedCase *c, const ResCsv *csv, guint row, gint
   if (mb * ga * dp > G_MAXINT)
     return FALSE;
   *out = mb * ga * dp;
+  c->batch_why = g_strdup_printf ("the cell is empty: micro_batch %" G_GINT64_FORMAT " x "
+                                  "grad_accum %" G_GINT64_FORMAT " x dp %" G_GINT64_FORMAT,
+                                  mb, ga, dp);
   return TRUE;
 }
 

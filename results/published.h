@@ -125,6 +125,9 @@
  * |                           |   stack whose configs default to no model parallelism        |
  * |                           |   (defaults.model_parallel "none": maxtext, torchtitan,      |
  * |                           |   pytorch-fsdp, llm-foundry, nemo-automodel)                 |
+ * |                           |   tp empty where pp x cp (x dp where stated) = n_gpus -> 1   |
+ * |                           |   (and dp 1 without a dp cell: "Pipelines (GPUs) = 8" on     |
+ * |                           |   8 GPUs); tp and pp both empty: the rule above              |
  * | cp                        | empty -> 1                                                   |
  * | dp                        | empty -> n_gpus / (tp pp cp); given and tp pp cp dp !=       |
  * |                           |   n_gpus -> skipped "parallel sizes do not multiply to the   |
@@ -261,8 +264,9 @@
  * |                           |   size in tokens ("16 tokens", "batch/GPU 4096 tokens") is   |
  * |                           |   no micro-batch: skipped in the cell, not read in the notes |
  * | global_batch              | required, or empty with micro_batch, grad_accum and dp (or   |
- * |                           |   tp and pp) given: their product; in tokens ("16M tokens",  |
- * |                           |   "2 million tokens", "1048576 tokens") ->                   |
+ * |                           |   tp and pp, or a pp that fills the GPUs) given: their       |
+ * |                           |   product; in tokens ("16M tokens", "2 million tokens",      |
+ * |                           |   "1048576 tokens") ->                                       |
  * |                           |   tokens / seq_len, K / M / "thousand" / "million" read      |
  * |                           |   decimal and binary and the one that divides taken (none or |
  * |                           |   both: skipped), "Ki" / "Mi" binary ("4 Mi tokens"); a      |
@@ -592,10 +596,16 @@ typedef struct {
                                        over pp x V micro-batches ..."); NULL: the cell's
                                        count, or unstated */
   char         *batch_why;          /* how a global_batch cell per GPU or per node was
-                                       read ("8 per GPU x dp 8: ..."); NULL: the cell is
-                                       the global batch */
+                                       read ("8 per GPU x dp 8: ..."), or an empty one
+                                       derived ("the cell is empty: micro_batch 6 x
+                                       grad_accum 24 x dp 1"); NULL: the cell is the
+                                       global batch */
   guint         degrees_defaulted;  /* bit 0 tp, bit 1 pp: not stated, taken as 1 (the
                                      * stack's defaults.model_parallel "none") */
+  char         *tp_why;             /* how a tp the row leaves empty was read as 1 where its
+                                       other degrees already fill the GPUs ("not stated: pp
+                                       8 = n_gpus 8 leaves 1"); NULL: stated, or the
+                                       stack's default (degrees_defaulted) */
   const char   *recompute_why;      /* static: how a named remat policy or a partial
                                        recompute was read (NULL: as the cell says) */
   const char   *stack_why;          /* static: why the stack is not the one the framework

@@ -2795,6 +2795,70 @@ test_unstated_degrees (void)
     }
 }
 
+/* A tp left empty where the degrees the row states already fill the GPUs is 1: pp x cp
+ * (x dp where stated) = n_gpus leaves no GPU to split a layer over. Cells tp, pp, cp, dp
+ * on `gpus` GPUs of Megatron-Core (a stack whose unstated degrees are not 1), then the
+ * global_batch, grad_accum and micro_batch cells; want_tp 0: skipped "tp not stated", as
+ * every row here was before. The Zero Bubble paper's Table 3 gives "Pipelines (GPUs) = 8"
+ * on 8 GPUs and nothing of TP or DP (rows 9334-9335 of an audit): tp 1, dp 1. Its global
+ * batch left empty with "24 (Number of Microbatches)" of micro-batch 6 is then
+ * micro_batch x grad_accum x dp = 6 x 24 x 1 = 144 (skipped "missing global_batch":
+ * dp was not known without tp). pp 4 x cp 2 = 8 and pp 4 x dp 2 = 8 leave 1 too (the
+ * second was read as 1 already, silently; now the line says why). pp 4 alone on 8 GPUs
+ * leaves tp x dp = 2 open, and tp and pp both empty (shipped rows 13 and 14) say nothing
+ * of the split: still skipped, as is a cp cell with no degree read ("ring"). */
+static void
+test_tp_left_one (void)
+{
+  static const struct {
+    const char *tp, *pp, *cp, *dp; int gpus; const char *gb, *ga, *mb;
+    int want_tp, want_dp, want_gb; const char *why;
+  } rows[] = {
+    { "", "8 (Pipelines (GPUs) = 8)", "", "", 8, "144", "", "6", 1, 1, 144,
+      "-> 1 (not stated: pp 8 = n_gpus 8 leaves 1)" },
+    { "", "8 (Pipelines (GPUs) = 8)", "", "", 8, "", "24 (Number of Microbatches)", "6", 1, 1,
+      144, "-> 144 (24 micro-batches per step; the cell is empty: micro_batch 6 x grad_accum "
+      "24 x dp 1)" },
+    { "not stated", "8", "", "", 8, "64", "", "", 1, 1, 64, "leaves 1" },
+    { "", "4", "2", "", 8, "64", "", "", 1, 1, 64,
+      "-> 1 (not stated: pp 4 x cp 2 = n_gpus 8 leaves 1)" },
+    { "", "4", "", "2", 8, "64", "", "", 1, 2, 64,
+      "-> 1 (not stated: pp 4 x dp 2 = n_gpus 8 leaves 1)" },
+    { "", "4", "", "", 8, "64", "", "", 0, 0, 0, NULL },
+    { "", "", "", "", 8, "64", "", "", 0, 0, 0, NULL },
+    { "", "8", "ring", "", 8, "64", "", "", 0, 0, 0, NULL },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (rows); i++)
+    {
+      g_autofree char *text = g_strdup_printf (
+        "row_id,model,gpu_type,n_gpus,n_layers,hidden,n_heads,vocab,seq_len,tp,pp,cp,dp,"
+        "framework,global_batch,grad_accum,micro_batch,step_time_s\n"
+        "1,GPT,NVIDIA A100 SXM 80G,%d,16,1024,16,16384,1024,\"%s\",\"%s\",\"%s\",\"%s\","
+        "Megatron-Core,\"%s\",\"%s\",\"%s\",1.0\n",
+        rows[i].gpus, rows[i].tp, rows[i].pp, rows[i].cp, rows[i].dp, rows[i].gb, rows[i].ga,
+        rows[i].mb);
+      g_autoptr (ResCsv) csv = res_csv_parse (text, -1, "inline", NULL);
+      g_autoptr (ResPublishedCase) c = res_published_case_new (csv, 0);
+      if (rows[i].want_tp == 0)
+        {
+          if (g_strcmp0 (c->skip_reason, "tp not stated") != 0)
+            g_error ("tp '%s' pp '%s' cp '%s': %s, expected skipped 'tp not stated'",
+                     rows[i].tp, rows[i].pp, rows[i].cp,
+                     c->skip_reason != NULL ? c->skip_reason : "read");
+          continue;
+        }
+      if (c->skip_reason != NULL)
+        g_error ("tp '%s' pp '%s' cp '%s' dp '%s': skipped: %s", rows[i].tp, rows[i].pp,
+                 rows[i].cp, rows[i].dp, c->skip_reason);
+      g_assert_cmpint (c->plan.tp, ==, rows[i].want_tp);
+      g_assert_cmpint (c->plan.dp_given, ==, rows[i].want_dp);
+      g_assert_cmpint (c->plan.global_batch, ==, rows[i].want_gb);
+      g_autofree char *e = res_published_explain (csv, 0, c);
+      if (strstr (e, rows[i].why) == NULL)
+        g_error ("explain lacks '%s':\n%s", rows[i].why, e);
+    }
+}
+
 /* torch.compile on plain PyTorch FSDP: the pytorch-fsdp stack offers it (compile
  * "optional"), so a row that says so runs compiled; it was ignored, the row predicted
  * eager (an audit's 175B on 360 H200: +20.5% against +6.2% read as torchtitan's) */
@@ -4912,6 +4976,7 @@ main (int argc, char **argv)
   g_test_add_func ("/results/mapping/recompute", test_recompute);
   g_test_add_func ("/results/mapping/pytorch-fsdp-compile", test_pytorch_fsdp_compile);
   g_test_add_func ("/results/mapping/unstated-degrees", test_unstated_degrees);
+  g_test_add_func ("/results/mapping/tp-left-one", test_tp_left_one);
   g_test_add_func ("/results/mapping/recompute-notes-negated", test_recompute_notes_negated);
   g_test_add_func ("/results/mapping/interleaved-unstated", test_interleaved_unstated);
   g_test_add_func ("/results/mapping/zero-bubble-named", test_zero_bubble_named);
