@@ -6084,7 +6084,8 @@ names_compile_off (const char *text, gboolean framework_cell)
  * whose published runs nearly all split the model, still skip it (GPT-3 175B "TP/PP not
  * stated" on 96 GPUs fits no plan at 1) ... unless the framework or notes cell names the
  * model parallelism it left out ("torchtitan (FSDP2+TP+PP ...)", "3D parallelism"): then
- * the degrees are unknown. */
+ * the degrees are unknown. map_plan reads the degrees by it, and the global batch a row
+ * leaves to the stack's accumulation default takes its dp by it. */
 static gboolean
 degrees_default_one (ResPublishedCase *c, const ResCsv *csv, guint row)
 {
@@ -7621,6 +7622,65 @@ batch_from_accumulation (ResPublishedCase *c, const ResCsv *csv, guint row, gint
   return TRUE;
 }
 
+/* A global batch the row leaves empty, with its grad_accum empty too, beside a stated
+ * micro_batch: micro_batch x the stack's documented accumulation steps x dp, where the
+ * stack documents them (defaults.grad_accum: torchtitan's global_batch_size -1 = local
+ * batch x dp, MaxText's and DeepSpeed's gradient_accumulation_steps 1, a plain FSDP loop
+ * stepping every batch). The PyTorch FSDP blog's IBM rows (micro_batch 2 a GPU on 128
+ * A100s, FSDP: 2 x 1 x 128 = 256, the blog's own 256 a step) and torchtitan's Llama 3 8B
+ * rows (local batch 1 on 8 GPUs: 1 x 1 x 8 = 8) were skipped "missing global_batch".
+ * Only at pp 1 (stated, or the stack's unstated degree, degrees_default_one): a pipeline
+ * runs several micro-batches a step, so one micro-batch a step is not what ran; such a
+ * row is skipped with a hint. dp is the dp cell, else n_gpus / (tp x pp x cp), tp and pp
+ * as map_plan reads them. A stack that documents no default (megatron-core, nemo,
+ * llm-foundry: their tables print a global batch, and a row without one has a gap) keeps
+ * the skip. 1: read, *out and c->batch_why; 0: not this case (the caller skips "missing
+ * global_batch"); -1: skipped. */
+static int
+batch_from_default_accumulation (ResPublishedCase *c, const ResCsv *csv, guint row,
+                                 gint64 *out)
+{
+  gint64 mb, tp = 1, pp = 1, cp = 1, dp = 0;
+  gboolean local;
+  const char *where;
+  const int ga = c->stack != NULL ? c->stack->default_grad_accum : 0;
+  if (ga < 1 || !cell_blank (csv, row, "global_batch") || !cell_blank (csv, row, "grad_accum")
+      || micro_batch_stated (csv, row, &mb, &local, &where) <= 0)
+    return 0;
+  /* the degrees as map_plan reads them: the cell, else 1 on a stack whose unstated
+   * degrees are 1, else tp 1 where the others fill the GPUs (tp_left_one) */
+  const gboolean ones = degrees_default_one (c, csv, row);
+  if (!cell_size (csv, row, "pp", &pp) && !(ones && cell_blank (csv, row, "pp")))
+    return 0;
+  if (pp > 1)
+    {
+      skip (c, "missing global_batch: grad_accum not stated either, and the %s stack's "
+            "default of %d is no pipeline's step (pp %" G_GINT64_FORMAT " runs several "
+            "micro-batches a step) (hint: state global_batch, or grad_accum)",
+            c->stack->name, ga, pp);
+      return -1;
+    }
+  if (!cell_size (csv, row, "dp", &dp))
+    {
+      if (!cell_size (csv, row, "tp", &tp) && !(ones && cell_blank (csv, row, "tp"))
+          && !tp_left_one (c, csv, row, NULL))
+        return 0;
+      if (!cell_size (csv, row, "cp", &cp) && !cell_blank (csv, row, "cp"))
+        return 0;
+      if (c->n_gpus < 1 || c->n_gpus % (tp * pp * cp) != 0)
+        return 0;
+      dp = c->n_gpus / (tp * pp * cp);
+    }
+  if ((double) mb * ga * (double) dp > (double) G_MAXINT)
+    return 0;
+  *out = mb * ga * dp;
+  c->batch_why = g_strdup_printf ("the cell is empty: micro_batch %" G_GINT64_FORMAT " x "
+                                  "grad_accum %d x dp %" G_GINT64_FORMAT "; grad_accum not "
+                                  "stated: the %s stack's default %d", mb, ga, dp,
+                                  c->stack->name, ga);
+  return 1;
+}
+
 /* The product a batch per unit writes out after its unit ("4 per GPU x 8 GPUs x 2
  * nodes", "4 per GPU x 8 GPUs per node x 6 nodes", "16 per node x 2 nodes"), from `p`
  * just past the unit: `each` x every factor, each a whole count of GPUs, devices, ranks,
@@ -8172,9 +8232,13 @@ case_map (ResPublishedCase *c, const ResCsv *csv, guint row, TopoCluster *on)
             get (csv, row, "global_batch"), seq);
       return;
     }
+  int by_default = 0;
   if (per_unit == 0 && in_tokens == 0 && !cell_count (batch_cell (csv, row), &v)
-      && !batch_from_accumulation (c, csv, row, &v))
+      && !batch_from_accumulation (c, csv, row, &v)
+      && (by_default = batch_from_default_accumulation (c, csv, row, &v)) <= 0)
     {
+      if (by_default < 0)
+        return;
       double b;
       const char *end = leading_number (batch_cell (csv, row), &b);
       /* "1.5K", "2 million" (read as 2 before) */

@@ -265,8 +265,12 @@
  * |                           |   no micro-batch: skipped in the cell, not read in the notes |
  * | global_batch              | required, or empty with micro_batch, grad_accum and dp (or   |
  * |                           |   tp and pp, or a pp that fills the GPUs) given: their       |
- * |                           |   product; in tokens ("16M tokens", "2 million tokens",      |
- * |                           |   "1048576 tokens") ->                                       |
+ * |                           |   product; empty with grad_accum empty too -> micro_batch x  |
+ * |                           |   the stack's defaults.grad_accum x dp at pp 1 (torchtitan,  |
+ * |                           |   maxtext, pytorch-fsdp, deepspeed: 1), skipped with a hint  |
+ * |                           |   at pp > 1, "missing global_batch" on a stack with none     |
+ * |                           |   (megatron-core, nemo, llm-foundry); in tokens ("16M        |
+ * |                           |   tokens", "2 million tokens", "1048576 tokens") ->          |
  * |                           |   tokens / seq_len, K / M / "thousand" / "million" read      |
  * |                           |   decimal and binary and the one that divides taken (none or |
  * |                           |   both: skipped), "Ki" / "Mi" binary ("4 Mi tokens"); a      |

@@ -2859,6 +2859,79 @@ test_tp_left_one (void)
     }
 }
 
+/* A global batch and a grad_accum both left empty beside a stated micro_batch: the
+ * stack's documented accumulation steps (defaults.grad_accum), micro_batch x them x dp,
+ * at pp 1 only. Cells framework, tp, pp, dp on `gpus` GPUs, micro_batch, grad_accum;
+ * want the global batch, or 0: skipped "missing global_batch", or -1: skipped with the
+ * pipeline hint. Every row was skipped "missing global_batch" before. The PyTorch FSDP
+ * blog's IBM rows (micro_batch 2 on 128 A100s, FSDP, no tp or pp: the pytorch-fsdp
+ * stack's tp and pp 1, dp 128; a plain FSDP loop steps every batch): 2 x 1 x 128 = 256,
+ * the blog's own 256 a step; torchtitan's Llama 3 8B rows (local batch 1 on 8 GPUs,
+ * global_batch_size -1): 1 x 1 x 8 = 8; ROCm MaxText (per_device_batch_size 3, dp 16,
+ * gradient_accumulation_steps 1): 48; DeepSpeed at tp 2 on 16 GPUs (dp 8, micro 4):
+ * 32; a grad_accum cell "not stated" is empty. At pp 2 (torchtitan) or pp 4 (DeepSpeed)
+ * one micro-batch a step is not what a pipeline ran: skipped, with a hint. Megatron-Core,
+ * NeMo and llm-foundry document no default (their tables print the global batch), a row
+ * without a micro_batch has nothing to multiply, and torchtitan naming the TP and PP it
+ * leaves out has unknown degrees: all still "missing global_batch". */
+static void
+test_batch_from_stack_accumulation (void)
+{
+  static const struct {
+    const char *fw, *tp, *pp, *dp; int gpus; const char *mb, *ga; int want; const char *stack;
+  } rows[] = {
+    { "PyTorch FSDP (IBM fms-fsdp)", "", "", "", 128, "2", "", 256, "pytorch-fsdp" },
+    { "torchtitan (torch.compile, FSDP2)", "", "", "", 8, "1", "", 8, "torchtitan" },
+    { "rocm/jax-training (JAX MaxText)", "1", "1", "16", 16, "3", "", 48, "maxtext" },
+    { "DeepSpeed", "2", "1", "", 16, "4", "", 32, "deepspeed" },
+    { "torchtitan", "", "", "", 8, "1", "not stated", 8, "torchtitan" },
+    { "torchtitan", "", "2", "", 8, "1", "", -1, NULL },
+    { "DeepSpeed", "1", "4", "", 16, "2", "", -1, NULL },
+    { "Megatron-Core", "2", "1", "", 16, "2", "", 0, NULL },
+    { "NeMo 24.07", "2", "1", "", 16, "2", "", 0, NULL },
+    { "llm-foundry", "", "", "", 16, "2", "", 0, NULL },
+    { "torchtitan", "", "", "", 8, "", "", 0, NULL },
+    { "torchtitan (FSDP2+TP+PP 1F1B)", "", "", "", 8, "1", "", 0, NULL },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (rows); i++)
+    {
+      g_autofree char *text = g_strdup_printf (
+        "row_id,model,gpu_type,n_gpus,n_layers,hidden,n_heads,vocab,seq_len,tp,pp,dp,"
+        "zero_stage_or_fsdp,framework,micro_batch,grad_accum,global_batch,step_time_s\n"
+        "1,GPT,H100-SXM-80GB,%d,16,1024,16,16384,1024,\"%s\",\"%s\",\"%s\",FSDP,\"%s\","
+        "\"%s\",\"%s\",,1.0\n",
+        rows[i].gpus, rows[i].tp, rows[i].pp, rows[i].dp, rows[i].fw, rows[i].mb, rows[i].ga);
+      g_autoptr (ResCsv) csv = res_csv_parse (text, -1, "inline", NULL);
+      g_autoptr (ResPublishedCase) c = res_published_case_new (csv, 0);
+      if (rows[i].want == 0)
+        {
+          if (g_strcmp0 (c->skip_reason, "missing global_batch") != 0)
+            g_error ("%s: %s, expected skipped 'missing global_batch'", rows[i].fw,
+                     c->skip_reason != NULL ? c->skip_reason : "read");
+          continue;
+        }
+      if (rows[i].want < 0)
+        {
+          if (c->skip_reason == NULL || strstr (c->skip_reason, "is no pipeline's step") == NULL
+              || strstr (c->skip_reason, "hint: state global_batch, or grad_accum") == NULL)
+            g_error ("%s pp %s: %s, expected the pipeline skip", rows[i].fw, rows[i].pp,
+                     c->skip_reason != NULL ? c->skip_reason : "read");
+          continue;
+        }
+      if (c->skip_reason != NULL)
+        g_error ("%s: skipped: %s", rows[i].fw, c->skip_reason);
+      g_assert_cmpstr (c->stack->name, ==, rows[i].stack);
+      g_assert_cmpint (c->plan.global_batch, ==, rows[i].want);
+      g_assert_cmpint (c->plan.grad_accum, ==, 1);
+      /* the line says where the 1 came from */
+      g_autofree char *e = res_published_explain (csv, 0, c);
+      g_autofree char *why = g_strdup_printf ("grad_accum not stated: the %s stack's default 1",
+                                              rows[i].stack);
+      if (strstr (e, why) == NULL)
+        g_error ("explain lacks '%s':\n%s", why, e);
+    }
+}
+
 /* torch.compile on plain PyTorch FSDP: the pytorch-fsdp stack offers it (compile
  * "optional"), so a row that says so runs compiled; it was ignored, the row predicted
  * eager (an audit's 175B on 360 H200: +20.5% against +6.2% read as torchtitan's) */
@@ -4977,6 +5050,8 @@ main (int argc, char **argv)
   g_test_add_func ("/results/mapping/pytorch-fsdp-compile", test_pytorch_fsdp_compile);
   g_test_add_func ("/results/mapping/unstated-degrees", test_unstated_degrees);
   g_test_add_func ("/results/mapping/tp-left-one", test_tp_left_one);
+  g_test_add_func ("/results/mapping/batch-from-stack-accumulation",
+                   test_batch_from_stack_accumulation);
   g_test_add_func ("/results/mapping/recompute-notes-negated", test_recompute_notes_negated);
   g_test_add_func ("/results/mapping/interleaved-unstated", test_interleaved_unstated);
   g_test_add_func ("/results/mapping/zero-bubble-named", test_zero_bubble_named);
