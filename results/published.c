@@ -7671,6 +7671,22 @@ batch_from_default_accumulation (ResPublishedCase *c, const ResCsv *csv, guint r
         return 0;
       dp = c->n_gpus / (tp * pp * cp);
     }
+  /* MaxText's batch is per device, all of them (MaxText/pyconfig.py
+   * calculate_global_batch_sizes: global_batch_size_to_train_on = num_devices x
+   * per_device_batch_size x gradient_accumulation_steps), so under tensor or context
+   * parallelism the row's micro_batch is no data-parallel rank's, and micro_batch x dp
+   * would undercount the batch by tp x cp: skipped, saying so */
+  gint64 tp_cell = 1, cp_cell = 1;
+  if (g_strcmp0 (c->stack->name, "maxtext") == 0
+      && ((cell_size (csv, row, "tp", &tp_cell) && tp_cell > 1)
+          || (cell_size (csv, row, "cp", &cp_cell) && cp_cell > 1)))
+    {
+      skip (c, "missing global_batch: grad_accum not stated either, and under tp %"
+            G_GINT64_FORMAT " x cp %" G_GINT64_FORMAT " MaxText's per-device batch is no "
+            "data-parallel rank's micro-batch (hint: state global_batch, per_device_batch_size "
+            "x the GPUs)", tp_cell, cp_cell);
+      return -1;
+    }
   if ((double) mb * ga * (double) dp > (double) G_MAXINT)
     return 0;
   *out = mb * ga * dp;

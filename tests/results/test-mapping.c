@@ -2873,7 +2873,8 @@ test_tp_left_one (void)
  * one micro-batch a step is not what a pipeline ran: skipped, with a hint. Megatron-Core,
  * NeMo and llm-foundry document no default (their tables print the global batch), a row
  * without a micro_batch has nothing to multiply, and torchtitan naming the TP and PP it
- * leaves out has unknown degrees: all still "missing global_batch". */
+ * leaves out has unknown degrees: all still "missing global_batch"; MaxText at tp > 1,
+ * whose batch is per device (all of them), is skipped saying so (-2). */
 static void
 test_batch_from_stack_accumulation (void)
 {
@@ -2892,6 +2893,9 @@ test_batch_from_stack_accumulation (void)
     { "llm-foundry", "", "", "", 16, "2", "", 0, NULL },
     { "torchtitan", "", "", "", 8, "", "", 0, NULL },
     { "torchtitan (FSDP2+TP+PP 1F1B)", "", "", "", 8, "1", "", 0, NULL },
+    /* MaxText at tp 2: its per_device_batch_size is every device's, so micro_batch x dp
+     * (3 x 8) would be half its batch (3 x 16): skipped with -2 */
+    { "rocm/jax-training (JAX MaxText)", "2", "1", "", 16, "3", "", -2, NULL },
   };
   for (guint i = 0; i < G_N_ELEMENTS (rows); i++)
     {
@@ -2907,6 +2911,15 @@ test_batch_from_stack_accumulation (void)
         {
           if (g_strcmp0 (c->skip_reason, "missing global_batch") != 0)
             g_error ("%s: %s, expected skipped 'missing global_batch'", rows[i].fw,
+                     c->skip_reason != NULL ? c->skip_reason : "read");
+          continue;
+        }
+      if (rows[i].want == -2)
+        {
+          if (c->skip_reason == NULL
+              || strstr (c->skip_reason, "MaxText's per-device batch is no data-parallel "
+                                         "rank's micro-batch") == NULL)
+            g_error ("%s tp %s: %s, expected the MaxText skip", rows[i].fw, rows[i].tp,
                      c->skip_reason != NULL ? c->skip_reason : "read");
           continue;
         }
