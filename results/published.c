@@ -1199,6 +1199,8 @@ garbled_number (const char *cell, const char *lead_end, const char *column)
   return "letters that are no unit";
 }
 
+static int seq_tokens_product (const char *cell, gint64 seq, gint64 *out);
+
 /* NULL when every numeric cell of the row is text, empty or in range; else why not. */
 static char *
 row_cells_problem (const ResCsv *csv, guint row)
@@ -1225,6 +1227,14 @@ row_cells_problem (const ResCsv *csv, guint row)
        * cap as its first group, 20) */
       if (lead_end != NULL)
         v = lead;
+      /* sequences x their tokens in a batch column ("1024 * 4096 (tokens)"): its reader
+       * takes it (seq_tokens_product) */
+      gint64 seq = 0;
+      if (garbled != NULL && (strcmp (cell_rules[i].column, "global_batch") == 0
+                              || strcmp (cell_rules[i].column, "micro_batch") == 0)
+          && cell_seq_len (seq_cell (csv, row), &seq)
+          && seq_tokens_product (cell, seq, &(gint64){ 0 }) != 0)
+        continue;
       if (garbled != NULL && g_str_has_prefix (garbled, "a hex"))
         return g_strdup_printf ("refused: %s '%s' is %s, not read here (hint: write it in "
                                 "decimal)", cell_rules[i].column, cell, garbled);
@@ -5457,6 +5467,77 @@ followed_by_tokens (const char *end)
   return !g_ascii_isalpha (*end);
 }
 
+/* A batch written as sequences times their length in tokens, as OLMo-core's training
+ * configs write it ("global_batch_size=1024 * 4096", README tables "1024 * 4096
+ * (tokens)", "rank_microbatch_size=4 * 4096 (tokens)"): an optional label ending in '='
+ * or ':', two whole numbers joined by '*', 'x' or the multiplication sign, then at most
+ * "tokens" (bracketed or not). With `seq` > 0: 1 and *out the sequences, the first factor
+ * where the second is `seq` (or the second where the first is), else the product over
+ * `seq` where the cell says tokens and it divides; -1 a product of tokens that is no
+ * whole count of `seq`-token sequences; 0: no such product (nor one of tokens).
+ * row_cells_problem lets such a cell past its refusal of products, which skipped 15 of
+ * 19 OLMo-core rows ("goes on with a product"). */
+static int
+seq_tokens_product (const char *cell, gint64 seq, gint64 *out)
+{
+  const char *p = cell;
+  while (*p == ' ')
+    p++;
+  /* a label: letters, '_', '-', spaces, then '=' or ':' */
+  const char *q = p;
+  while (g_ascii_isalpha (*q) || *q == '_' || *q == '-' || *q == ' ')
+    q++;
+  if (q > p && (*q == '=' || *q == ':'))
+    p = q + 1;
+  else if (q > p)
+    return 0;
+  while (*p == ' ')
+    p++;
+  if (!g_ascii_isdigit (*p))
+    return 0;
+  char *end = NULL;
+  const gint64 a = g_ascii_strtoll (p, &end, 10);
+  p = end;
+  while (*p == ' ')
+    p++;
+  if (*p == '*' || *p == 'x' || *p == 'X')
+    p++;
+  else if ((guchar) p[0] == 0xc3 && (guchar) p[1] == 0x97)
+    p += 2;
+  else
+    return 0;
+  while (*p == ' ')
+    p++;
+  if (!g_ascii_isdigit (*p))
+    return 0;
+  const gint64 b = g_ascii_strtoll (p, &end, 10);
+  p = end;
+  while (*p == ' ' || *p == '(')
+    p++;
+  const gboolean tokens = followed_by_tokens (p);
+  if (tokens)
+    {
+      p += 3;
+      while (g_ascii_isalpha (*p))
+        p++;
+    }
+  while (*p == ' ' || *p == ')')
+    p++;
+  if (*p != '\0' || a < 1 || b < 1 || a > G_MAXINT || b > G_MAXINT || seq < 1)
+    return 0;
+  if (b == seq || a == seq)
+    {
+      *out = b == seq ? a : b;
+      return 1;
+    }
+  if (!tokens)
+    return 0;
+  if ((a * b) % seq != 0 || (a * b) / seq > G_MAXINT)
+    return -1;
+  *out = (a * b) / seq;
+  return 1;
+}
+
 /* A word of a config list as the notes write one, in the text's own case: a key=value or
  * key: value item ("tp=2", "GBS:512"), a flag ("--tp"), a number ("2", "8x", "1F1B"), or
  * an abbreviation in capitals ("TP", "GBS", "FSDP"); not a word of prose ("used",
@@ -5681,6 +5762,11 @@ micro_batch_stated (const ResCsv *csv, guint row, gint64 *n, gboolean *local,
   gboolean tokens = FALSE;
   *local = FALSE;
   *where = NULL;
+  /* sequences x their tokens ("rank_microbatch_size=4 * 4096 (tokens)": 4 at seq_len
+   * 4096; it was refused as a product) */
+  gint64 seq = 0;
+  if (cell_seq_len (seq_cell (csv, row), &seq) && seq_tokens_product (cell, seq, n) > 0)
+    return 1;
   double lead;
   const char *lead_end = leading_number (cell, &lead);
   if (lead_end != NULL && followed_by_tokens (lead_end))
@@ -8240,7 +8326,22 @@ case_map (ResPublishedCase *c, const ResCsv *csv, guint row, TopoCluster *on)
   const int per_unit = batch_per_unit (c, csv, row, (gint64) seq, &v);
   if (per_unit < 0)
     return;
-  int in_tokens = per_unit > 0 ? 0 : batch_in_tokens (batch_cell (csv, row), (gint64) seq, &v);
+  /* sequences x their tokens ("1024 * 4096 (tokens)", OLMo-core's way: 1024 at seq_len
+   * 4096), read before the other forms */
+  const int seq_product = per_unit > 0 ? 0 : seq_tokens_product (batch_cell (csv, row),
+                                                                 (gint64) seq, &v);
+  if (seq_product < 0)
+    {
+      skip (c, "global_batch '%s' is a product of tokens that is no whole count of "
+            "%" G_GUINT64_FORMAT "-token sequences (hint: write the batch in sequences)",
+            get (csv, row, "global_batch"), seq);
+      return;
+    }
+  if (seq_product > 0)
+    c->batch_why = g_strdup_printf ("sequences x their tokens: %" G_GINT64_FORMAT
+                                    " sequences of seq_len %" G_GUINT64_FORMAT, v, seq);
+  int in_tokens = per_unit > 0 || seq_product > 0
+                  ? seq_product : batch_in_tokens (batch_cell (csv, row), (gint64) seq, &v);
   if (in_tokens < 0)
     {
       skip (c, "global_batch '%s' is in tokens and no one reading of it divides by seq_len "

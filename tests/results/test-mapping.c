@@ -3332,6 +3332,12 @@ test_numbers_as_written (void)
     { "4 Mi tokens", 512 }, { "4Mi tokens", 512 },
     /* sequences with the tokens beside them: the sequences */
     { "128 sequences (1M tokens)", 128 },
+    /* sequences times their tokens, as OLMo-core's configs write a batch (refused as a
+     * product): the factor beside seq_len 8,192, either side, with or without a label
+     * or "tokens"; a product of tokens over seq_len where no factor is it: 512 x 16,384
+     * / 8,192 = 1,024 */
+    { "1024 * 8192 (tokens)", 1024 }, { "global_batch_size=256 * 8192", 256 },
+    { "8192 x 64", 64 }, { "512 x 16384 tokens", 1024 },
   };
   for (guint i = 0; i < G_N_ELEMENTS (batches); i++)
     {
@@ -3351,6 +3357,27 @@ test_numbers_as_written (void)
   g_assert_cmpint (dec->plan.global_batch, ==, 16);
   g_autoptr (ResPublishedCase) both = num_row ("8", "2K tokens", "");
   g_assert_false (both->ready);
+  /* a product of tokens that is no whole count of 8,192-token sequences (1,000 x 3 =
+   * 3,000) is skipped saying so; a product with no tokens and no factor that is seq_len
+   * is still refused as a product */
+  g_autoptr (ResPublishedCase) badprod = num_row ("8192", "1000 * 3 (tokens)", "");
+  g_assert_false (badprod->ready);
+  g_assert_nonnull (strstr (badprod->skip_reason, "is a product of tokens"));
+  g_autoptr (ResPublishedCase) plainprod = num_row ("8192", "64 * 2", "");
+  g_assert_false (plainprod->ready);
+  g_assert_nonnull (strstr (plainprod->skip_reason, "goes on with a product"));
+  /* the micro-batch too: "rank_microbatch_size=4 * 4096 (tokens)" at seq_len 4,096 is 4
+   * sequences (refused as a product); 1,024 x 4,096 tokens a step over dp 8 and 4 a
+   * micro-batch: 32 micro-batches */
+  g_autoptr (ResPublishedCase) olmo = case_of (
+    "row_id,model,gpu_type,n_gpus,n_layers,hidden,n_heads,vocab,seq_len,tp,pp,micro_batch,"
+    "global_batch,step_time_s\n1,GPT,H100-SXM-80GB,8,16,1024,16,16384,4096,1,1,"
+    "rank_microbatch_size=4 * 4096 (tokens),1024 * 4096 (tokens),10\n");
+  if (!olmo->ready || olmo->plan.micro_batch != 4 || olmo->plan.global_batch != 1024
+      || olmo->plan.grad_accum != 32)
+    g_error ("OLMo-core batch: mbs %d gbs %d ga %d (%s)", olmo->plan.micro_batch,
+             olmo->plan.global_batch, olmo->plan.grad_accum,
+             olmo->skip_reason ? olmo->skip_reason : "");
   /* the audit's cell: 2 x 2^20 / 2,048 = 1,024 sequences (it was read as 2) */
   g_autoptr (ResPublishedCase) mil = num_row ("2048", "2 million tokens (2048 * 1024)", "");
   g_assert_true (mil->ready);
