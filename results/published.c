@@ -3138,6 +3138,35 @@ maxtext_hsdp_shard (const char *t)
   return fsdp > 0 && dcn > 1 ? fsdp : 0;
 }
 
+/* A whole number at `q`, or a config's integer expression of two ("num_replicas=64 // 2",
+ * OLMo-core's 64 nodes halved: 32, read as 64 before): the number, then "//", "/" or "*"
+ * and a second number. "/" only where it divides; 0 for a division that does not, or by
+ * 0, or a result past G_MAXINT. */
+static int
+int_expression (const char *q)
+{
+  char *end = NULL;
+  gint64 a = g_ascii_strtoll (q, &end, 10);
+  const char *o = end;
+  while (*o == ' ')
+    o++;
+  int op = g_str_has_prefix (o, "//") ? 'd' : *o == '/' ? '/' : *o == '*' ? '*' : 0;
+  if (op != 0)
+    {
+      const char *r = o + (op == 'd' ? 2 : 1);
+      while (*r == ' ')
+        r++;
+      if (g_ascii_isdigit (*r))
+        {
+          const gint64 b = g_ascii_strtoll (r, NULL, 10);
+          if ((op != '*' && b == 0) || (op == '/' && a % b != 0))
+            return 0;
+          a = op == '*' ? a * b : a / b;
+        }
+    }
+  return a > 0 && a <= G_MAXINT ? (int) a : 0;
+}
+
 /* The number after `key` in t past separators (" =:_-") and the words "group", "size",
  * "degree" and a plural "s" ("shard 16", "shard group size 32", "dp_shard=16",
  * "data_parallel_replicate_degree=2", "replicas 4"), at any occurrence of key; 0 when
@@ -3163,7 +3192,7 @@ count_after_word (const char *t, const char *key)
               }
         }
       if (g_ascii_isdigit (*q))
-        return (int) g_ascii_strtoll (q, NULL, 10);
+        return int_expression (q);
     }
   return 0;
 }
@@ -3944,6 +3973,34 @@ map_sharding (ResPublishedCase *c, const char *text, const char *framework, cons
       *hsdp_shard = hsdp_shard_size_in (no_z2);
       if (*hsdp_shard == 0)
         *group_gpus = shard_gpus_in (no_z2);
+      /* a shard group of whole nodes ("HSDP (sharding within 2 nodes)", "2-node shard
+       * groups"): the nodes' GPUs (it took one server's) */
+      if (*hsdp_shard == 0 && *group_gpus == 0 && c->cluster != NULL)
+        {
+          g_autofree char *low = g_ascii_strdown (no_z2, -1);
+          int nodes = count_after_word (low, "within");
+          const char *after = NULL;
+          if (nodes > 0 && (after = strstr (low, "within")) != NULL)
+            {
+              /* the count must name nodes: "within 2 nodes", not "within 8 GPUs" */
+              const char *w = after + 6;
+              while (*w == ' ')
+                w++;
+              while (g_ascii_isdigit (*w))
+                w++;
+              while (*w == ' ')
+                w++;
+              if (!g_str_has_prefix (w, "node") && !g_str_has_prefix (w, "server")
+                  && !g_str_has_prefix (w, "host"))
+                nodes = 0;
+            }
+          if (nodes <= 0)
+            nodes = count_before_word (low, "-node shard");
+          if (nodes <= 0)
+            nodes = count_before_word (low, " node shard");
+          if (nodes > 0)
+            *group_gpus = nodes * (int) c->cluster->levels[0].count;
+        }
     }
   else if (hsdp_in_words (t) >= 0)
     {

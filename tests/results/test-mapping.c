@@ -569,6 +569,16 @@ test_sharding (void)
     { "dp_shard 16, dp_replicate 4", 16 },
     { "data_parallel_shard_degree 8, data_parallel_replicate_degree 8", 8 },
     { "dp_replicate=4, dp_shard=-1", 16 },
+    /* a config's integer expression (OLMo-core's 32B script: num_replicas=64 // 2, the
+     * nodes halved): 64 // 2 = 32 replicas... here 8 // 2 = 4, groups of 64 / 4 = 16 (the
+     * 8 was taken: groups of 8); "* 2": 2 x 2 = 4 replicas, 16 */
+    { "HSDP (DataParallelType.hsdp, num_replicas=8 // 2)", 16 },
+    { "HSDP, num_replicas=2 * 2", 16 },
+    /* a shard group of whole nodes (one server's 8 was taken): 2 nodes of 8 = 16 */
+    { "HSDP (sharding within 2 nodes)", 16 },
+    { "HSDP (2-node shard groups)", 16 },
+    /* ... and not a count of GPUs: "within 32 GPUs" is shard_gpus_in's, 32 */
+    { "HSDP (sharded within 32 GPUs)", 32 },
   };
   for (guint i = 0; i < G_N_ELEMENTS (hs); i++)
     {
