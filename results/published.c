@@ -1495,12 +1495,16 @@ amd_part (const char *t, const char *stem)
   const gsize n = strlen (stem);
   for (const char *p = strstr (t, stem); p != NULL; p = strstr (p + 1, stem))
     {
-      if (p > t && g_ascii_isalnum (p[-1]))
+      /* a count glued before it ("8xmi300x") is no part of the name */
+      if (p > t && g_ascii_isalnum (p[-1])
+          && !(p[-1] == 'x' && p - 1 > t && g_ascii_isdigit (p[-2])))
         continue;
       const char *e = p + n;
       if (*e == 'x')
         e++;
-      if (!g_ascii_isalnum (*e))
+      /* nor a plural or a count glued after it ("mi300xs", "mi355xx8") */
+      if (!g_ascii_isalnum (*e) || (e > p + n && *e == 's' && !g_ascii_isalnum (e[1]))
+          || (e > p + n && *e == 'x' && g_ascii_isdigit (e[1])))
         return TRUE;
     }
   return FALSE;
@@ -3724,6 +3728,18 @@ static const char *const other_sharding_keys[] = {
   "hsdp", "zero", "hybrid_shard", "hybrid shard", "hybrid-shard", "shard_grad_op", "mics",
   "zeroredundancyoptimizer", "full shard", "full_shard", NULL };
 
+/* The cell names PyTorch's own DDP, not Megatron's wrapper: "plain PyTorch DDP",
+ * "torch DDP", "--use-torch-ddp", "--ddp-impl torch" (Megatron-LM's flag for it, which
+ * cannot hold the distributed optimizer) */
+static gboolean
+names_torch_ddp (const char *t)
+{
+  static const char *const keys[] = { "pytorch ddp", "torch ddp", "torch-ddp", "torch_ddp",
+                                      "ddp-impl torch", "ddp_impl torch", "ddp-impl=torch",
+                                      "ddp_impl=torch", "torch.nn.parallel", NULL };
+  return contains_any_ci (t, keys);
+}
+
 /* Beside FSDP said off, the cell says there is no sharding at all: "no FSDP (data
  * parallel only)", "no FSDP, pure DP", "no FSDP; optimizer not sharded", "no FSDP,
  * replicated" (these read the stack's zero1) */
@@ -3798,14 +3814,35 @@ blank_said_off (char *text, const char *const *keys)
  * offload_negated's forms at that mention, mention_off, negated_before or negated_after:
  * "full (w/o CPU offload)", "full, offloading not used", "full (CPU offload was not
  * needed)", "full recompute instead of CPU offload" (each skipped as offloading without a
- * layer count, where it is full). One mention said off does not say another off:
- * "optimizer offload disabled, param offload to CPU" offloads the parameters (it read as
- * no offloading, since any of offload_negated's forms in the cell said all of it off). */
+ * layer count, where it is full). One mention said off does not say another off where
+ * that one says itself where it offloads or that it is on: "optimizer offload disabled,
+ * param offload to CPU" offloads the parameters (it read as no offloading, since any of
+ * offload_negated's forms in the cell said all of it off). */
+/* Whether the words after an offload mention (from `e`, its end) say where it offloads
+ * or that it is on: "to CPU", "to NVMe", "to host", ": cpu", "=true", "enabled", "on" */
+static gboolean
+offload_affirmed_after (const char *e)
+{
+  while (*e == ' ' || *e == ':' || *e == '=')
+    e++;
+  static const char *const yes[] = { "to cpu", "to the cpu", "to nvme", "to host",
+                                     "to the host", "to dram", "cpu", "nvme", "true",
+                                     "enabled", "on" };
+  for (guint i = 0; i < G_N_ELEMENTS (yes); i++)
+    {
+      const gsize n = strlen (yes[i]);
+      if (strncmp (e, yes[i], n) == 0 && !g_ascii_isalnum (e[n]))
+        return TRUE;
+    }
+  return FALSE;
+}
+
 static gboolean
 offload_said_off (const char *t)
 {
   static const char *const quals[] = { "cpu", "gpu", "host", "activation", "activations" };
   g_autofree char *low = g_ascii_strdown (t, -1);
+  const gboolean negated_somewhere = offload_negated (t);
   gboolean any = FALSE;
   for (const char *p = strstr (low, "offload"); p != NULL; p = strstr (p + 7, "offload"))
     {
@@ -3838,8 +3875,14 @@ offload_said_off (const char *t)
        * disabled") are read in this mention's clause, up to a ',', ';' or ')' */
       const gsize clause = strcspn (p, ",;)");
       g_autofree char *own = g_strndup (p, clause);
-      if (!offload_negated (own) && !mention_off (low, m, (gsize) (e - m), NULL)
-          && !negated_before (low, m) && !negated_after (e))
+      const gboolean off = offload_negated (own) || mention_off (low, m, (gsize) (e - m), NULL)
+                           || negated_before (low, m) || negated_after (e);
+      /* where the text says offloading off somewhere (offload_negated), another mention
+       * turns it on only where it says so itself ("optimizer offload disabled, param
+       * offload to CPU"); a mention that reports a trial, a reason or another row
+       * ("no offload; offloading was 2x slower", "no CPU offload (offload tested in row
+       * 12)") leaves it off, as the whole cell read before */
+      if (!off && (!negated_somewhere || offload_affirmed_after (e)))
         return FALSE;
     }
   return any;
@@ -4091,12 +4134,15 @@ map_sharding (ResPublishedCase *c, const char *text, const char *framework, cons
            || reshard_after_forward_in (t) >= 0)
     *out = fsdp_semantics (c, t, pp);
   else if (fsdp_off && !other_off && !starts_with_ci (t, "none") && !says_unsharded (t)
-           && contains_ci (t, "DDP")
+           && contains_ci (t, "DDP") && !names_torch_ddp (t)
+           && (g_strcmp0 (c->stack->name, "megatron-core") == 0
+               || g_strcmp0 (c->stack->name, "nemo") == 0)
            && unstated_sharding (c, framework, notes) == PLAN_SHARD_ZERO1)
     {
       /* FSDP said off with DDP named in its place, as NVIDIA's performance tables gloss
-       * their FSDP column ("FSDP 0 (FSDP = 0: use DDP (Distributed Data Parallel))"): on a
-       * stack whose default is the distributed optimizer, DDP is Megatron's
+       * their FSDP column ("FSDP 0 (FSDP = 0: use DDP (Distributed Data Parallel))"): on
+       * the Megatron stacks (megatron-core, nemo; not DeepSpeed, whose zero1 default is
+       * its own ZeRO, nor a cell that names PyTorch's DDP), DDP is Megatron's
        * DistributedDataParallel wrapper, which runs with it (Megatron-Bridge's recipes set
        * use_distributed_optimizer), so the cell says nothing of the optimizer: the stack's
        * default, as "FSDP 0" alone reads. It read none, the optimizer unsharded (25 of 38
@@ -7306,20 +7352,29 @@ bf16_of_run (const char *low, const char *p, gsize n)
   while (*e != '\0' && strchr (",;()", *e) == NULL
          && !((*e == '.' || *e == '!' || *e == '?') && (e[1] == ' ' || e[1] == '\0')))
     e++;
-  /* a clause about another row or run ("row 4 is the BF16 run", "the other run used
-   * BF16", "BF16 in rows 5-8"): that one's precision, not this row's (it read bf16) */
+  /* a clause whose subject is another row or run ("row 4 is the BF16 run", "rows 5-8
+   * are BF16", "the other run used BF16"): that one's precision, not this row's (it read
+   * bf16). Only as the clause's subject: "BF16 as in rows 1-6", "same BF16 recipe as the
+   * other runs", "this run and row 5 are BF16", "BF16 from row 3 of Table 4" say it of
+   * this row too. */
   {
-    g_autofree char *clause = g_strndup (b, (gsize) (e - b));
-    static const char *const others[] = { "other run", "another run", "other row",
-                                          "another row", "other rows", "separate run", NULL };
-    if (contains_any_ci (clause, others))
+    g_autofree char *clause = g_strstrip (g_strndup (b, (gsize) (e - b)));
+    const char *q = clause;
+    static const char *const lead[] = { "while ", "whereas ", "but ", "and ", "the ", NULL };
+    for (guint i = 0; lead[i] != NULL; i++)
+      if (g_str_has_prefix (q, lead[i]))
+        q += strlen (lead[i]);
+    const gboolean row_subject
+      = (g_str_has_prefix (q, "row ") && g_ascii_isdigit (q[4]))
+        || (g_str_has_prefix (q, "rows ") && g_ascii_isdigit (q[5]));
+    static const char *const run_subject[] = { "other run ", "other runs ", "other row ",
+                                               "other rows ", "another run ", "another row ",
+                                               "separate run ", NULL };
+    gboolean other = row_subject;
+    for (guint i = 0; run_subject[i] != NULL && !other; i++)
+      other = g_str_has_prefix (q, run_subject[i]);
+    if (other && strstr (q, " and ") == NULL && strstr (q, "this ") == NULL)
       return FALSE;
-    for (const char *q = strstr (clause, "row"); q != NULL; q = strstr (q + 3, "row"))
-      {
-        const char *d = q + 3 + (q[3] == 's');
-        if ((q == clause || !g_ascii_isalnum (q[-1])) && *d == ' ' && g_ascii_isdigit (d[1]))
-          return FALSE;
-      }
   }
   for (guint i = 0; sixteen_part_words[i] != NULL; i++)
     {

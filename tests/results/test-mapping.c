@@ -96,6 +96,10 @@ test_gpu_types (void)
     { "mi355", 8, "mi355x-cluster", RES_PUB_FAMILY_OTHER },
     { "mi325", 8, "mi325x-cluster", RES_PUB_FAMILY_OTHER },
     { "MI300 (OAM)", 8, "mi300x-cluster", RES_PUB_FAMILY_OTHER },
+    /* a count or a plural glued to the name (the X-less reading refused them) */
+    { "8xMI300X", 8, "mi300x-cluster", RES_PUB_FAMILY_OTHER },
+    { "MI355Xx8", 8, "mi355x-cluster", RES_PUB_FAMILY_OTHER },
+    { "MI300Xs", 8, "mi300x-cluster", RES_PUB_FAMILY_OTHER },
     /* Ada, PCIe only */
     { "L40S", 8, "l40s-pcie-cluster", RES_PUB_FAMILY_OTHER },
     { "NVIDIA L40S 48GB", 64, "l40s-pcie-cluster", RES_PUB_FAMILY_OTHER },
@@ -195,6 +199,10 @@ test_gpu_types (void)
     { "Trainium2", 64, "EFA" },
     { "Trn2 UltraServer", 128, "EFA" },
     { "TPU v5e", 256, "no cluster preset for gpu_type TPU v5e" },
+    /* AMD parts whose stem another part's name holds: the MI300A APU and the MI308X are
+     * not the MI300X, the MI250 not the MI250X */
+    { "AMD MI300A", 8, "no cluster preset for gpu_type AMD MI300A" },
+    { "MI308X", 8, "no cluster preset for gpu_type MI308X" },
     /* PCIe cards the SXM presets do not describe (were read as h200-superpod / selene) */
     { "H200 NVL", 8, "PCIe card" },
     { "NVIDIA H200 NVL 141GB", 4, "PCIe card" },
@@ -345,6 +353,12 @@ test_sharding (void)
      * use_distributed_optimizer): nothing said of the optimizer, the stack's default (it
      * read none; NVIDIA's tables gloss "FSDP = 0" as "use DDP") */
     { "no FSDP (DDP)", "Megatron-Core r0.8.0", 1, PLAN_SHARD_ZERO1 },
+    /* ... not PyTorch's own DDP, which cannot hold it, nor on DeepSpeed (whose zero1 is
+     * its ZeRO): none, as before */
+    { "no FSDP, plain PyTorch DDP (--use-torch-ddp)", "Megatron-Core r0.8.0", 1,
+      PLAN_SHARD_NONE },
+    { "FSDP 0 (torch DDP, --ddp-impl torch)", "NeMo 24.07", 1, PLAN_SHARD_NONE },
+    { "FSDP 0 (use DDP)", "DeepSpeed", 1, PLAN_SHARD_NONE },
     /* ... and none where the cell also says no sharding at all (these read zero1) */
     { "no FSDP (data parallel only)", "NeMo 24.07", 1, PLAN_SHARD_NONE },
     { "no FSDP (data parallel only)", "Megatron-Core r0.8.0", 1, PLAN_SHARD_NONE },
@@ -422,6 +436,15 @@ test_sharding (void)
     { "fully_shard", "PyTorch", 1, PLAN_SHARD_ZERO3 },
     /* offloading said to be off is no offloading */
     { "ZeRO-3, no offload", "DeepSpeed", 1, PLAN_SHARD_ZERO3 },
+    /* ... also where a later mention reports a trial, a reason or another row: only a
+     * mention that says where it offloads or that it is on turns it on (these were
+     * skipped as offloading once offloads were read one by one) */
+    { "ZeRO-3 (no offload; offloading was 2x slower)", "DeepSpeed", 1, PLAN_SHARD_ZERO3 },
+    { "ZeRO-3, no offload (offload tested separately in row 12)", "DeepSpeed", 1,
+      PLAN_SHARD_ZERO3 },
+    { "ZeRO-3, offload: none (offload_param would need NVMe)", "DeepSpeed", 1,
+      PLAN_SHARD_ZERO3 },
+    { "ZeRO-2 without offload, unlike ZeRO-Offload", "DeepSpeed", 1, PLAN_SHARD_ZERO2 },
     { "FSDP FULL_SHARD (ZeRO-3)", "Composer/llm-foundry", 1, PLAN_SHARD_ZERO3 },
     { "FSDP2 (full shard)", "torchtitan", 1, PLAN_SHARD_ZERO3 },
     /* torchtitan's FSDP2 keeps parameters unsharded across micro-batches under PP */
@@ -671,7 +694,8 @@ test_sharding (void)
   static const char *const offl[] = { "ZeRO-Offload", "ZeRO-Infinity", "ZeRO-3 with CPU offload",
                                       "FSDP (CPU offload)",
                                       "DeepSpeed ZeRO-3, optimizer offload disabled, param "
-                                      "offload to CPU" };
+                                      "offload to CPU",
+                                      "ZeRO-3 (optimizer offload: cpu; no param offload)" };
   for (guint i = 0; i < G_N_ELEMENTS (offl); i++)
     {
       g_autoptr (ResPublishedCase) c = row ("H100-SXM-80GB", 8, 1, offl[i], "DeepSpeed", "bf16");
@@ -1808,6 +1832,12 @@ test_precision_from_notes (void)
     { "Trained in FP8 (row 4 is the BF16 run).", TRUE },
     { "Trained in FP8; rows 5-8 are BF16.", TRUE },
     { "Trained with FP8; the other run used BF16.", TRUE },
+    /* ... but a row or run named beside this one's BF16 is no other row's subject: bf16
+     * (each read FP8) */
+    { "FP8 training was enabled only for row 7. BF16 as in rows 1-6.", FALSE },
+    { "Same BF16 recipe as the other runs; FP8 training is in row 12.", FALSE },
+    { "This run and row 5 are BF16; FP8 training only in row 6.", FALSE },
+    { "Precision BF16 from row 3 of Table 4; FP8 training results are in Table 5.", FALSE },
     /* ... but a BF16 said of the run beside one of a part is the run's */
     { "Trained in FP8 with BF16 master weights. The final run used BF16.", FALSE },
     { "Trained with FP8. The final run used BF16 for all layers.", FALSE },
