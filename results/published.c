@@ -2333,8 +2333,25 @@ measured_from (ResPublishedCase *c, const ResCsv *csv, guint row, const char *co
  * reports an MFU or HFU under 5%, so below it the cell is refused as no plain reading. */
 #define MEASURED_MIN_FRACTION 0.05
 
+/* Whether a percent sign follows the cell's leading number ("0.41%", "0.41 %"): that
+ * number is a percentage. A sign elsewhere ("0.57 (57%)") leaves the leading 0.57 the
+ * fraction it is (it was read as 0.57%, a step 100 times too long). */
+static gboolean percent_after_number (const char *cell);
+
 /* What the explain line adds where a utilisation was written as a fraction: "; '0.68'
  * written as a fraction: 68%" (empty where it was not). g_free the result. */
+static gboolean
+percent_after_number (const char *cell)
+{
+  double v;
+  const char *end = leading_number (cell, &v);
+  if (end == NULL)
+    return strchr (cell, '%') != NULL;
+  while (*end == ' ')
+    end++;
+  return *end == '%';
+}
+
 static char *
 fraction_note (gboolean fraction, const char *cell, double pct)
 {
@@ -2670,7 +2687,7 @@ map_measured_cells (ResPublishedCase *c, const ResCsv *csv, guint row, double to
    * percentage, so the row is refused with the hint */
   const char *mfu_cell = get (csv, row, "mfu_pct");
   if (!isnan (c->published_mfu_pct) && c->published_mfu_pct > 0 && c->published_mfu_pct < 1
-      && strchr (mfu_cell, '%') == NULL && c->has_convention)
+      && !percent_after_number (mfu_cell) && c->has_convention)
     return skip (c, "mfu_pct '%s' is below 1%%: a fraction, not a percentage? (hint: write "
                  "%.1f for %.1f%%)", mfu_cell, c->published_mfu_pct * 100,
                  c->published_mfu_pct * 100);
@@ -2723,7 +2740,7 @@ map_measured_cells (ResPublishedCase *c, const ResCsv *csv, guint row, double to
       const char *cell = get (csv, row, hfu_columns[i]);
       if (!cell_number (cell, &v) || !(v > 0) || (i == 0 && !cell_hfu (cell)))
         continue;
-      const gboolean fraction = v < 1 && strchr (cell, '%') == NULL;
+      const gboolean fraction = v < 1 && !percent_after_number (cell);
       if (fraction && v < MEASURED_MIN_FRACTION)
         return skip (c, "%s '%s' is below 1%%: a fraction, not a percentage? (hint: write "
                      "%.1f for %.1f%%)", hfu_columns[i], cell, v * 100, v * 100);
@@ -8533,7 +8550,7 @@ res_published_case_new_on (const ResCsv *csv, guint row, TopoCluster *on)
        * 100 times it, from MEASURED_MIN_FRACTION (it was refused "below 1%": the IBM
        * blog's rows); below, kept for map_measured_cells to refuse with its hint */
       if (mfu >= MEASURED_MIN_FRACTION && mfu < 1
-          && strchr (get (csv, row, "mfu_pct"), '%') == NULL)
+          && !percent_after_number (get (csv, row, "mfu_pct")))
         {
           mfu *= 100;
           c->mfu_as_fraction = TRUE;
