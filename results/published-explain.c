@@ -113,12 +113,16 @@ res_published_explain (const ResCsv *csv, guint row, const ResPublishedCase *c)
     }
   /* a compiled run no cell names: why (compile_why: async TP needs it) */
   if (c->stack != NULL)
-    LINE ("framework", "stack %s (attention %s, fusion %s, %g us per kernel)%s%s%s%s",
+    LINE ("framework", "stack %s (attention %s, fusion %s, %g us per kernel)%s%s%s%s%s",
           c->stack->name, fw_attn_kernel_name (c->stack->attention),
           fw_fusion_name (c->stack->fusion), c->stack->kernel_overhead_s * 1e6,
           c->stack_why != NULL ? "; " : "", c->stack_why != NULL ? c->stack_why : "",
           c->compile_why != NULL ? "; compiled: " : "",
-          c->compile_why != NULL ? c->compile_why : "");
+          c->compile_why != NULL ? c->compile_why : "",
+          /* the stack's fusion is its eager default; a compiled run says so (the line
+           * said "fusion eager" beside a torch.compile the row named and the plan ran) */
+          c->compile_why == NULL && c->plan_valid && c->plan.compile
+            ? "; compiled (torch.compile named)" : "");
   if (c->model != NULL)
     {
       LINE ("n_layers", "%" G_GUINT64_FORMAT, c->model->n_layers);

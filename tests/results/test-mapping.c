@@ -2997,6 +2997,15 @@ test_pytorch_fsdp_compile (void)
   g_assert_cmpstr (c->stack->name, ==, "pytorch-fsdp");
   g_assert_true (c->plan.compile);
   res_published_case_free (c);
+  /* the explain line says the run compiled (it said only the stack's "fusion eager") */
+  {
+    g_autofree char *e = explain_one (
+      "row_id,model,gpu_type,n_gpus,n_layers,hidden,n_heads,vocab,seq_len,tp,pp,"
+      "zero_stage_or_fsdp,framework,global_batch,step_time_s\n1,GPT,H100-SXM-80GB,64,16,1024,"
+      "16,16384,1024,1,1,FSDP (full shard),PyTorch FSDP + torch.compile,64,1.0\n");
+    if (strstr (e, "; compiled (torch.compile named)\n") == NULL)
+      g_error ("explain lacks the compiled note:\n%s", e);
+  }
   c = row ("H100-SXM-80GB", 64, 1, "FSDP (full shard)", "PyTorch FSDP", "bf16");
   g_assert_null (c->skip_reason);
   g_assert_false (c->plan.compile);
