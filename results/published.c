@@ -6256,6 +6256,44 @@ names_compile (const char *text, gboolean framework_cell)
   return FALSE;
 }
 
+/* Whether a framework or notes cell says the run used async TP (TorchTitan's
+ * enable_async_tensor_parallel, the stack's --async-tp): "AsyncTP", "async TP", "async-TP",
+ * "Async Tensor Parallel(ism)", "enable_async_tensor_parallel=True", at a mention not
+ * said off (mention_off, negated_before, negated_after: "async TP off", "no async TP",
+ * "without async TP", "async TP=False", "AsyncTP: False", "async TP was not enabled",
+ * "enable_async_tensor_parallel=False"). Those were read as async TP on (by "async TP"
+ * anywhere in the cell), and with it a compiled run that no cell named; the three other
+ * spellings were not read at all. */
+static gboolean
+names_async_tp (const char *text)
+{
+  if (text == NULL || *text == '\0')
+    return FALSE;
+  g_autofree char *low = g_ascii_strdown (text, -1);
+  static const char *const words[] = { "asynctp", "async tp", "async-tp",
+                                       "async tensor parallel", "async_tensor_parallel" };
+  for (guint i = 0; i < G_N_ELEMENTS (words); i++)
+    {
+      gsize n = strlen (words[i]);
+      for (const char *p = strstr (low, words[i]); p != NULL; p = strstr (p + 1, words[i]))
+        {
+          /* a word of its own ("enable_" before the flag's name is part of it) */
+          if (p > low && g_ascii_isalnum (p[-1]))
+            continue;
+          /* the mention runs to the end of its word ("parallelism") */
+          gsize m = n;
+          while (g_ascii_isalnum (p[m]))
+            m++;
+          if (m > n && words[i][n - 1] == 'p')
+            continue;   /* "async tpu" is no async TP */
+          if (!mention_off (low, p, m, NULL) && !negated_before (low, p)
+              && !negated_after (p + m))
+            return TRUE;
+        }
+    }
+  return FALSE;
+}
+
 /* Whether a framework or notes cell says the run was not compiled: a mention of compile
  * said off ("no torch.compile", "without torch.compile", "torch.compile disabled",
  * "compile=false", "not compiled"), "uncompiled", or in the framework cell "eager" as a
@@ -7022,7 +7060,7 @@ map_plan (ResPublishedCase *c, const ResCsv *csv, guint row, gint64 global_batch
   /* A compiled run (--compile) where the framework or notes cell says so and the stack
    * has a compiled mode: "torch.compile", "compiled" (torchtitan docs/performance.md:
    * "FSDP + torch.compile"). Async TP (--async-tp: the stack's TP-comm overlap) where
-   * it says "AsyncTP" / "async TP" and the stack offers it, with tp > 1. */
+   * it says so (names_async_tp) and the stack offers it, with tp > 1. */
   {
     const char *fw = framework_cell (c, csv, row), *notes = get (csv, row, "notes");
     if (c->stack->compile != FW_OPT_NO
@@ -7052,8 +7090,7 @@ map_plan (ResPublishedCase *c, const ResCsv *csv, guint row, gint64 global_batch
           }
       }
     if (c->stack->async_tp != FW_OPT_NO && tp > 1
-        && (contains_ci (fw, "AsyncTP") || contains_ci (notes, "AsyncTP")
-            || contains_ci (fw, "async TP") || contains_ci (notes, "async TP")))
+        && (names_async_tp (fw) || names_async_tp (notes)))
       p->async_tp = p->tp_comm_overlap = TRUE;
     /* Async TP on a stack where compiling is a per-run choice: the run was compiled, as
      * no cell need say. TorchTitan refuses async TP on an eager model
