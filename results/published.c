@@ -6047,10 +6047,10 @@ unstated_after (const char *a)
   return FALSE;
 }
 
-/* Whether the sentence of `low` (split at '.', '!', '?' before a space or the end, and
- * ';') that holds the mention at `p` names `word` as a word of its own */
-static gboolean
-sentence_names (const char *low, const char *p, const char *word)
+/* The sentence of `low` (split at '.', '!', '?' before a space or the end, and ';') that
+ * holds the mention at `p`: from *b up to *e */
+static void
+sentence_around (const char *low, const char *p, const char **b_out, const char **e_out)
 {
   const char *b = p, *e = p;
   while (b > low && b[-1] != ';'
@@ -6059,11 +6059,46 @@ sentence_names (const char *low, const char *p, const char *word)
   while (*e != '\0' && *e != ';'
          && !((*e == '.' || *e == '!' || *e == '?') && (e[1] == ' ' || e[1] == '\0')))
     e++;
+  *b_out = b;
+  *e_out = e;
+}
+
+/* Whether the sentence of `low` that holds the mention at `p` (sentence_around) names
+ * `word` as a word of its own */
+static gboolean
+sentence_names (const char *low, const char *p, const char *word)
+{
+  const char *b, *e;
+  sentence_around (low, p, &b, &e);
   const gsize n = strlen (word);
   for (const char *q = b; q + n <= e; q++)
     if (strncmp (q, word, n) == 0 && (q == low || !g_ascii_isalnum (q[-1]))
         && !g_ascii_isalnum (q[n]))
       return TRUE;
+  return FALSE;
+}
+
+/* Whether the sentence of `low` that holds the mention at `p` (sentence_around) is about
+ * a baseline or another row of the table: it names "baseline", or "row" / "rows" then a
+ * number ("row 5", "rows #3-4") */
+static gboolean
+sentence_about_other_row (const char *low, const char *p)
+{
+  if (sentence_names (low, p, "baseline"))
+    return TRUE;
+  const char *b, *e;
+  sentence_around (low, p, &b, &e);
+  for (const char *q = b; q + 3 <= e; q++)
+    if (strncmp (q, "row", 3) == 0 && (q == low || !g_ascii_isalnum (q[-1])))
+      {
+        const char *r = q + 3;
+        if (r < e && *r == 's')
+          r++;
+        while (r < e && (*r == ' ' || *r == '#'))
+          r++;
+        if (r > q + 3 && r < e && g_ascii_isdigit (*r))
+          return TRUE;
+      }
   return FALSE;
 }
 
@@ -6297,25 +6332,33 @@ names_async_tp (const char *text)
 /* Whether a framework or notes cell says the run was not compiled: a mention of compile
  * said off ("no torch.compile", "without torch.compile", "torch.compile disabled",
  * "compile=false", "not compiled"), "uncompiled", or in the framework cell "eager" as a
- * word of its own ("torchtitan (eager)"; in the notes "eager mode" only) */
+ * word of its own ("torchtitan (eager)"; in the notes "eager mode" only). A mention in a
+ * sentence about a baseline or another row (sentence_about_other_row: "no torch.compile
+ * on the FSDP-only baseline row", "eager mode baseline is row 5") says nothing of this
+ * run: those kept an async-TP row from its implied compile, and it was refused. */
 static gboolean
 names_compile_off (const char *text, gboolean framework_cell)
 {
   if (text == NULL || *text == '\0')
     return FALSE;
   g_autofree char *low = g_ascii_strdown (text, -1);
-  if (strstr (low, "uncompiled") != NULL || strstr (low, "eager mode") != NULL)
-    return TRUE;
+  static const char *const plain[] = { "uncompiled", "eager mode" };
+  for (guint i = 0; i < G_N_ELEMENTS (plain); i++)
+    for (const char *p = strstr (low, plain[i]); p != NULL; p = strstr (p + 1, plain[i]))
+      if (!sentence_about_other_row (low, p))
+        return TRUE;
   for (const char *p = strstr (low, "eager"); framework_cell && p != NULL;
        p = strstr (p + 5, "eager"))
-    if ((p == low || !g_ascii_isalnum (p[-1])) && !g_ascii_isalnum (p[5]))
+    if ((p == low || !g_ascii_isalnum (p[-1])) && !g_ascii_isalnum (p[5])
+        && !sentence_about_other_row (low, p))
       return TRUE;
   static const char *const words[] = { "torch.compile", "compiled", "compile" };
   for (guint i = 0; i < G_N_ELEMENTS (words); i++)
     {
       const gsize n = strlen (words[i]);
       for (const char *p = strstr (low, words[i]); p != NULL; p = strstr (p + n, words[i]))
-        if (mention_off (low, p, n, NULL) || negated_before (low, p) || negated_after (p + n))
+        if ((mention_off (low, p, n, NULL) || negated_before (low, p) || negated_after (p + n))
+            && !sentence_about_other_row (low, p))
           return TRUE;
     }
   return FALSE;

@@ -4386,6 +4386,12 @@ test_async_tp_compile (void)
     { "torchtitan (FSDP2 + TP, Async Tensor Parallel)", "", TRUE },
     { "torchtitan (FSDP2 + TP, async-TP)", "", TRUE },
     { "torchtitan (FSDP2 + TP, enable_async_tensor_parallel=True)", "", TRUE },
+    /* "not compiled" said of a baseline or of another row says nothing of this run
+     * (names_compile_off, sentence_about_other_row): both were refused "async TP needs
+     * a compiled model" */
+    { "torchtitan (FSDP2 + TP, async TP)", "no torch.compile on the FSDP-only baseline row",
+      TRUE },
+    { "torchtitan (FSDP2 + TP, async TP)", "eager mode baseline is row 5", TRUE },
   };
   for (guint i = 0; i < G_N_ELEMENTS (on); i++)
     {
