@@ -7546,19 +7546,39 @@ notes_say_fp8 (const char *notes)
   return TRUE;
 }
 
+/* Whether `low` holds `word` at the start of a word of its own ("comm" in "comms",
+ * "communication"; not "recomm...") */
+static gboolean
+names_word_start (const char *low, const char *word)
+{
+  for (const char *p = strstr (low, word); p != NULL; p = strstr (p + 1, word))
+    if (p == low || !g_ascii_isalnum (p[-1]))
+      return TRUE;
+  return FALSE;
+}
+
 /* torchao's float8 training recipe named in a precision cell (Float8LinearRecipeName,
  * torchao/float8/config.py: TENSORWISE "tensorwise", ROWWISE "rowwise", ROWWISE_WITH_GW_HP
  * "rowwise_with_gw_hp"), as a word of its own and not said off, in a cell that names no
  * other precision as the run's: a 16-bit type that names the FSDP all-gather ("rowwise
  * with bfloat16 all-gather", torchao's docs/source/workflows/training.md benchmark rows)
  * is the all-gather's, not the run's. Only these three names: "row-wise" or "per-row"
- * alone say nothing of FP8. */
-static gboolean
+ * alone say nothing of FP8. Nor do they where the cell is about something other than
+ * float8 GEMMs, which use the same words: loss scaling ("tensorwise loss scaling"), a
+ * quantized collective ("AMP rowwise quantized comms"), or AMP without fp8 named (both
+ * were read as FP8). The recipe is the one named first ("tensorwise; rowwise in row 7"
+ * is tensorwise: map_precision's list took rowwise, whichever came first): its
+ * FW_SCALING_ROWWISE or FW_SCALING_CURRENT, or -1 where none is named. */
+static int
 torchao_recipe_named (const char *text)
 {
-  static const char *const names[] = { "rowwise_with_gw_hp", "rowwise", "tensorwise" };
+  static const struct { const char *name; int recipe; } names[] = {
+    { "rowwise_with_gw_hp", FW_SCALING_ROWWISE }, { "rowwise", FW_SCALING_ROWWISE },
+    { "tensorwise", FW_SCALING_CURRENT },
+  };
   static const char *const other[] = { "bf16", "bfloat16", "fp16", "float16", "half", "fp32",
-                                       "float32", "tf32", "int8", "16-bit", "16 bit", NULL };
+                                       "float32", "tf32", "int8", "16-bit", "16 bit",
+                                       "loss scal", NULL };
   g_autofree char *low = g_ascii_strdown (text, -1);
   for (const char *p = strstr (low, "bf16"); p != NULL; p = strstr (p + 1, "bf16"))
     if (all_gather_after (p + 4) > 0)
@@ -7566,18 +7586,23 @@ torchao_recipe_named (const char *text)
   for (const char *p = strstr (low, "bfloat16"); p != NULL; p = strstr (p + 1, "bfloat16"))
     if (all_gather_after (p + 8) > 0)
       memset ((char *) p, '#', 8);
-  if (contains_any_ci (low, other))
-    return FALSE;
-  for (guint i = 0; i < G_N_ELEMENTS (names); i++)
-    {
-      const gsize n = strlen (names[i]);
-      for (const char *p = strstr (low, names[i]); p != NULL; p = strstr (p + 1, names[i]))
-        if ((p == low || !(g_ascii_isalnum (p[-1]) || p[-1] == '_'))
+  if (contains_any_ci (low, other) || names_word_start (low, "comm"))
+    return -1;
+  for (const char *p = strstr (low, "amp"); p != NULL; p = strstr (p + 1, "amp"))
+    if ((p == low || !g_ascii_isalnum (p[-1])) && !g_ascii_isalnum (p[3])
+        && strstr (low, "fp8") == NULL && strstr (low, "float8") == NULL)
+      return -1;
+  for (const char *p = low; *p != '\0'; p++)
+    for (guint i = 0; i < G_N_ELEMENTS (names); i++)
+      {
+        const gsize n = strlen (names[i].name);
+        if (strncmp (p, names[i].name, n) == 0
+            && (p == low || !(g_ascii_isalnum (p[-1]) || p[-1] == '_'))
             && !(g_ascii_isalnum (p[n]) || p[n] == '_') && !mention_off (low, p, n, NULL)
             && !negated_before (low, p) && !negated_after (p + n))
-          return TRUE;
-    }
-  return FALSE;
+          return names[i].recipe;
+      }
+  return -1;
 }
 
 static gboolean
@@ -7608,7 +7633,8 @@ map_precision (ResPublishedCase *c, const char *cell, const char *notes, const c
    * "tensorwise", "rowwise_with_gw_hp with bfloat16 all-gather": torchao's
    * docs/source/workflows/training.md benchmark rows; read as bf16, the "bfloat16" being
    * the FSDP all-gather's): FP8, the explain line saying so */
-  if (!*fp8 && !fp8_negated (text) && torchao_recipe_named (text))
+  int torchao_recipe = -1;
+  if (!*fp8 && !fp8_negated (text) && (torchao_recipe = torchao_recipe_named (text)) >= 0)
     {
       *fp8 = TRUE;
       c->precision_why = "FP8: the cell names a torchao float8 recipe "
@@ -7693,6 +7719,10 @@ map_precision (ResPublishedCase *c, const char *cell, const char *notes, const c
     }
   else if (*fp8 && contains_any_ci (text, blockwise))
     c->plan.fp8_recipe = FW_SCALING_BLOCKWISE;
+  /* a cell whose FP8 is a torchao recipe's name takes the name it gives first
+   * (torchao_recipe_named: "tensorwise; rowwise in row 7"), not rowwise wherever it is */
+  else if (torchao_recipe == FW_SCALING_CURRENT)
+    c->plan.fp8_recipe = FW_SCALING_CURRENT;
   else if (*fp8 && contains_any_ci (text, rowwise))
     {
       c->plan.fp8_recipe = FW_SCALING_ROWWISE;

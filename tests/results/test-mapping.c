@@ -4316,6 +4316,9 @@ test_torchao_recipe_names (void)
     { "torchao rowwise_with_gw_hp", FW_SCALING_ROWWISE, FALSE },
     /* named with float8 as before */
     { "tensorwise with float8 all-gather", FW_SCALING_CURRENT, TRUE },
+    /* the recipe named first, the other said of another row (read as rowwise, the
+     * recipe list's order) */
+    { "tensorwise; rowwise in row 7", FW_SCALING_CURRENT, FALSE },
   };
   for (guint i = 0; i < G_N_ELEMENTS (fp8); i++)
     {
@@ -4338,6 +4341,11 @@ test_torchao_recipe_names (void)
     { "bf16", "float8 rowwise was slower", TRUE },
     { "", "torchao tensorwise and rowwise recipes compared", TRUE },
     { "row-wise", "", FALSE },
+    /* the same words about something else than float8 GEMMs: AMP (bf16) with a quantized
+     * collective, and loss scaling, which names no number format and is refused as a bare
+     * "tensorwise" was before (both read as FP8) */
+    { "AMP rowwise quantized comms", "", TRUE },
+    { "tensorwise loss scaling", "", FALSE },
   };
   for (guint i = 0; i < G_N_ELEMENTS (other); i++)
     {
