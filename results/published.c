@@ -6201,32 +6201,46 @@ notes_sp_reading (const char *notes)
   return on == off ? -1 : on ? 1 : 0;
 }
 
-/* The length of an all-gather's name at `q` after at most one ' ', '-' or '_' (the
- * mention "float8 all-gather" goes on past its type there), else 0 */
+/* The all-gather's names, lower case */
+static const char *const all_gather_words[] = { "all-gather", "all_gather", "allgather",
+                                                "all gather" };
+
+/* The length of an all-gather's name at `q` after at most one ' ', '-' or '_' and at most
+ * one of the words "weight" or "FSDP" ("float8 weight all-gather", "FP8 FSDP all-gather":
+ * the mention "float8 all-gather" goes on past its type there), else 0 */
 static gsize
 all_gather_after (const char *q)
 {
-  static const char *const words[] = { "all-gather", "all_gather", "allgather", "all gather" };
+  static const char *const between[] = { "weight ", "fsdp " };
   const char *r = q;
   if (*r == ' ' || *r == '-' || *r == '_')
     r++;
-  for (guint i = 0; i < G_N_ELEMENTS (words); i++)
-    if (g_str_has_prefix (r, words[i]))
-      return (gsize) (r - q) + strlen (words[i]);
+  for (guint i = 0; i < G_N_ELEMENTS (between); i++)
+    if (g_str_has_prefix (r, between[i]))
+      {
+        r += strlen (between[i]);
+        break;
+      }
+  for (guint i = 0; i < G_N_ELEMENTS (all_gather_words); i++)
+    if (g_str_has_prefix (r, all_gather_words[i]))
+      return (gsize) (r - q) + strlen (all_gather_words[i]);
   return 0;
 }
 
 /* What a cell says of FSDP's float8 all-gather (torchao / TorchTitan
  * enable_fsdp_float8_all_gather: the weights cast to float8 before FSDP gathers them):
  * 1 where it names a float8 one ("float8 all-gather", "fp8 all-gather", "f8 all-gather",
- * "float8 all_gather", "enable_fsdp_float8_all_gather"), 0 where it names only a 16-bit
- * one ("bfloat16 all-gather", "bf16 all-gather": torchao's docs name their rows so, and
- * its rowwise recipes cannot gather in float8) or says the float8 one off ("no float8
- * all-gather", "enable_fsdp_float8_all_gather=False"), -1 where it says nothing of it.
- * A cell that names both a float8 all-gather and another is read as float8, as all such
- * cells were. */
+ * "float8 all_gather", "enable_fsdp_float8_all_gather", "float8 weight all-gather", "FP8
+ * FSDP all-gather", "all-gather in float8"), 0 where it names only a 16-bit one
+ * ("bfloat16 all-gather", "bf16 all-gather", "all-gather in bf16": torchao's docs name
+ * their rows so, and its rowwise recipes cannot gather in float8) or says the float8 one
+ * off ("no float8 all-gather", "enable_fsdp_float8_all_gather=False"), -1 where it says
+ * nothing of it. A cell that names both a float8 all-gather and a 16-bit one is read as
+ * float8, as all such cells were, unless `both_off`: the precision cell ("fp8 rowwise
+ * (bf16 all-gather; float8 all-gather only with tensorwise)"), where the 16-bit one is
+ * the run's and the float8 one a remark. */
 static int
-fsdp_all_gather_said (const char *text)
+fsdp_all_gather_said (const char *text, gboolean both_off)
 {
   static const struct { const char *type; gboolean fp8, word; } types[] = {
     { "float8", TRUE, FALSE }, { "fp8", TRUE, FALSE }, { "f8", TRUE, TRUE },
@@ -6235,7 +6249,7 @@ fsdp_all_gather_said (const char *text)
   if (text == NULL || *text == '\0')
     return -1;
   g_autofree char *low = g_ascii_strdown (text, -1);
-  gboolean on = FALSE, off = FALSE;
+  gboolean on = FALSE, off = FALSE, sixteen = FALSE;
   for (guint i = 0; i < G_N_ELEMENTS (types); i++)
     {
       const gsize n = strlen (types[i].type);
@@ -6248,6 +6262,7 @@ fsdp_all_gather_said (const char *text)
           const gsize m = all_gather_after (p + n);
           if (m == 0)
             continue;
+          sixteen |= !types[i].fp8;
           if (!types[i].fp8 || mention_off (low, p, n + m, NULL) || negated_before (low, p)
               || negated_after (p + n + m))
             off = TRUE;
@@ -6255,6 +6270,31 @@ fsdp_all_gather_said (const char *text)
             on = TRUE;
         }
     }
+  /* the type after the collective: "all-gather in float8", "all-gather in bf16" */
+  for (guint w = 0; w < G_N_ELEMENTS (all_gather_words); w++)
+    for (const char *p = strstr (low, all_gather_words[w]); p != NULL;
+         p = strstr (p + 1, all_gather_words[w]))
+      {
+        const char *q = p + strlen (all_gather_words[w]);
+        if (!g_str_has_prefix (q, " in "))
+          continue;
+        q += 4;
+        for (guint i = 0; i < G_N_ELEMENTS (types); i++)
+          {
+            const gsize n = strlen (types[i].type);
+            if (strncmp (q, types[i].type, n) != 0 || g_ascii_isalnum (q[n]))
+              continue;
+            sixteen |= !types[i].fp8;
+            if (!types[i].fp8 || mention_off (low, p, (gsize) (q + n - p), NULL)
+                || negated_before (low, p) || negated_after (q + n))
+              off = TRUE;
+            else
+              on = TRUE;
+            break;
+          }
+      }
+  if (on && sixteen && both_off)
+    return 0;
   return on ? 1 : off ? 0 : -1;
 }
 
@@ -7123,13 +7163,28 @@ map_plan (ResPublishedCase *c, const ResCsv *csv, guint row, gint64 global_batch
                                            "the notes say so" };
         for (guint i = 0; i < G_N_ELEMENTS (cells); i++)
           {
-            const int said = fsdp_all_gather_said (i == 1 ? fw : get (csv, row, cells[i]));
+            const int said = fsdp_all_gather_said (i == 1 ? fw : get (csv, row, cells[i]),
+                                                   i == 0);
             if (said >= 0)
               {
                 p->fsdp_float8_all_gather = said == 1;
                 c->fsdp_ag_why = why[i];
                 break;
               }
+          }
+        /* ... and never under a rowwise recipe, whatever a cell says: torchao's float8
+         * all-gather needs a tensorwise-scaled weight (torchao/float8/config.py,
+         * Float8LinearConfig.__post_init__: "float8 all-gather only supports tensorwise",
+         * asserting "enable_fsdp_float8_all_gather only supports tensorwise scaling
+         * granularity"; its ROWWISE and ROWWISE_WITH_GW_HP recipes scale the weight
+         * AXISWISE). "fp8 rowwise; float8 all-gather is tensorwise-only" was read as a
+         * float8 all-gather, which the run cannot have had. */
+        const int recipe = p->fp8_recipe >= 0 ? p->fp8_recipe : (int) c->stack->fp8_scaling;
+        if (p->fsdp_float8_all_gather && recipe == FW_SCALING_ROWWISE)
+          {
+            p->fsdp_float8_all_gather = FALSE;
+            c->fsdp_ag_why = "a rowwise recipe: torchao gathers float8 only with tensorwise "
+                             "scaling";
           }
       }
     if (c->stack->async_tp != FW_OPT_NO && tp > 1

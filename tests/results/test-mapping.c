@@ -4279,6 +4279,18 @@ test_fsdp_float8_all_gather (void)
     { "float8", "bf16 all-gather", FALSE },
     { "float8", "no float8 all-gather", FALSE },
     { "float8", "enable_fsdp_float8_all_gather=False", FALSE },
+    /* the type after the collective, or a word between (read as not said: bf16) */
+    { "float8 tensorwise, all-gather in float8", "", TRUE },
+    { "float8 tensorwise (float8 weight all-gather)", "", TRUE },
+    { "fp8 tensorwise, FP8 FSDP all-gather", "", TRUE },
+    /* a precision cell that names both a bf16 and a float8 all-gather: the bf16 one
+     * (read as float8); and a rowwise recipe gathers bf16 whatever a cell says
+     * (torchao's Float8LinearConfig asserts enable_fsdp_float8_all_gather only with a
+     * tensorwise-scaled weight), "fp8 rowwise; float8 all-gather is tensorwise-only"
+     * read as float8 */
+    { "fp8 rowwise (bf16 all-gather; float8 all-gather only with tensorwise)", "", FALSE },
+    { "fp8 rowwise; float8 all-gather is tensorwise-only", "", FALSE },
+    { "fp8 rowwise", "FSDP2 with float8 all-gather", FALSE },
   };
   for (guint i = 0; i < G_N_ELEMENTS (rows); i++)
     {
@@ -4294,6 +4306,13 @@ test_fsdp_float8_all_gather (void)
     "float8 tensorwise (f8 all-gather),torchtitan,16,1.0\n");
   assert_explains (e, "(tensorwise recipe); FSDP all-gather in float8 (the precision cell "
                       "says so)\n");
+  /* ... or why a rowwise run's all-gather is bf16 where a cell named a float8 one */
+  g_autofree char *rw = explain_one (
+    "row_id,model,gpu_type,n_gpus,n_layers,hidden,n_heads,vocab,seq_len,tp,pp,precision,"
+    "framework,global_batch,step_time_s\n1,GPT,H100-SXM-80GB,16,16,1024,16,16384,1024,1,1,"
+    "fp8 rowwise; float8 all-gather is tensorwise-only,torchtitan,16,1.0\n");
+  assert_explains (rw, "(rowwise recipe); FSDP all-gather in bf16 (a rowwise recipe: torchao "
+                       "gathers float8 only with tensorwise scaling)\n");
 }
 
 /* torchao's float8 recipes by name alone in the precision cell (Float8LinearRecipeName:
