@@ -7374,6 +7374,30 @@ fp8_negated (const char *text)
   for (guint i = 0; i < G_N_ELEMENTS (attn); i++)
     for (char *p = strstr (t, attn[i]); p != NULL; p = strstr (p, attn[i]))
       memset (p, '_', strlen (attn[i]));
+  /* nor does what is said of FSDP's all-gather, where the rest of the cell names FP8: an
+   * fp8 / float8 / f8 mention that is the all-gather's type (all_gather_after), with the
+   * rest of its clause (to ')', ';' or ','), is the collective's ("fp8 tensorwise, no fp8
+   * all-gather", "fp8 (float8 all-gather disabled)", "float8 tensorwise w/o float8
+   * all-gather" were read as no FP8 at all, bf16); where nothing else names FP8 the
+   * negation is the cell's ("bf16, no fp8 all-gather") */
+  {
+    static const char *const types[] = { "float8", "fp8", "f8" };
+    g_autofree char *rest = g_strdup (t);
+    for (guint i = 0; i < G_N_ELEMENTS (types); i++)
+      {
+        const gsize n = strlen (types[i]);
+        for (char *p = strstr (rest, types[i]); p != NULL; p = strstr (p + 1, types[i]))
+          {
+            const gsize m = all_gather_after (p + n);
+            if (m == 0 || (p > rest && g_ascii_isalnum (p[-1])))
+              continue;
+            const gsize k = n + m + strcspn (p + n + m, ");,");
+            memset (p, ' ', k);
+          }
+      }
+    if (strstr (rest, "fp8") != NULL || strstr (rest, "float8") != NULL)
+      memcpy (t, rest, strlen (t));
+  }
   /* nor does what is said of one part of the model, where the rest of the cell names FP8
    * as run: a bracket, then a clause (between ';' and ','), that names attention, the
    * output layer, a weight or data gradient, norms or the first / last layers is about

@@ -4315,6 +4315,37 @@ test_fsdp_float8_all_gather (void)
                        "gathers float8 only with tensorwise scaling)\n");
 }
 
+/* An FP8 run whose precision cell says its FSDP all-gather was not in float8 ran FP8
+ * GEMMs with a bf16 all-gather: the fp8 / float8 there is the collective's type, not the
+ * run's (fp8_negated). "fp8 tensorwise, no fp8 all-gather", "fp8 (float8 all-gather
+ * disabled)" and the rest below were read as no FP8 at all, bf16 GEMMs (1.164 s
+ * predicted for the audit's Llama 3 8B row against 1.181 s as FP8 with a bf16
+ * all-gather). Where nothing else in the cell names FP8 the negation is the cell's. */
+static void
+test_fsdp_all_gather_said_off (void)
+{
+  static const struct { const char *prec; int recipe; } fp8[] = {
+    { "fp8 tensorwise, no fp8 all-gather", FW_SCALING_CURRENT },
+    { "fp8 (float8 all-gather disabled)", -1 },
+    { "fp8 rowwise (no float8 all-gather: tensorwise only)", FW_SCALING_ROWWISE },
+    { "float8 tensorwise w/o float8 all-gather", FW_SCALING_CURRENT },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (fp8); i++)
+    {
+      g_autoptr (ResPublishedCase) c = f8_row (fp8[i].prec, "");
+      if (!c->ready || c->plan.compute_dtype != PLAN_PREC_FP8
+          || c->plan.fp8_recipe != fp8[i].recipe || c->plan.fsdp_float8_all_gather
+          || c->fsdp_ag_why == NULL)
+        g_error ("precision '%s': %s, recipe %d, all-gather %d (%s)", fp8[i].prec,
+                 c->plan.compute_dtype == PLAN_PREC_FP8 ? "fp8" : "not fp8",
+                 c->plan.fp8_recipe, c->plan.fsdp_float8_all_gather,
+                 c->skip_reason ? c->skip_reason : "");
+    }
+  g_autoptr (ResPublishedCase) c = f8_row ("bf16, no fp8 all-gather", "");
+  g_assert_true (c->ready);
+  g_assert_cmpint (c->plan.compute_dtype, ==, PLAN_PREC_BF16);
+}
+
 /* torchao's float8 recipes by name alone in the precision cell (Float8LinearRecipeName:
  * tensorwise, rowwise, rowwise_with_gw_hp), as torchao's benchmark table names its rows
  * ("rowwise with bfloat16 all-gather", "rowwise_with_gw_hp with bfloat16 all-gather"):
@@ -5225,6 +5256,7 @@ main (int argc, char **argv)
   g_test_add_func ("/results/mapping/micro-batch-labels", test_micro_batch_labels);
   g_test_add_func ("/results/mapping/batch-token-product", test_batch_token_product);
   g_test_add_func ("/results/mapping/fsdp-float8-all-gather", test_fsdp_float8_all_gather);
+  g_test_add_func ("/results/mapping/fsdp-all-gather-said-off", test_fsdp_all_gather_said_off);
   g_test_add_func ("/results/mapping/torchao-recipe-names", test_torchao_recipe_names);
   g_test_add_func ("/results/mapping/async-tp-compile", test_async_tp_compile);
   g_test_add_func ("/results/mapping/cp-comm-default", test_cp_comm_default);
