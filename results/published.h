@@ -375,8 +375,12 @@
  * |                           |   16/8/4-bit float named: "fp32" / "TF32" / "int8" ->        |
  * |                           |   skipped, saying which; other text ("FP6") -> skipped "not  |
  * |                           |   recognised"                                                |
- * |                           |   ; fp8 with "float8 all-gather" / "fp8 all-gather" in notes |
- * |                           |   or framework -> FSDP's float8 all-gather (else bf16)       |
+ * |                           |   ; fp8 with "float8 all-gather" / "fp8 all-gather" /        |
+ * |                           |   "all-gather in float8" in precision, framework or notes    |
+ * |                           |   (first that says) -> FSDP's float8 all-gather (else bf16); |
+ * |                           |   bf16 under a rowwise recipe (torchao gathers float8 only   |
+ * |                           |   tensorwise) or where the precision cell also names a bf16  |
+ * |                           |   one; "no fp8 all-gather" beside fp8 leaves the GEMMs fp8   |
  * | FP8 recipe                | MXFP8 / FP8-MX / "FP8 MX" -> mxfp8; current scaling /        |
  * |                           |   "current-scaling" / FP8-CS / tensorwise -> tensorwise;     |
  * |                           |   delayed -> delayed; torchao's "dynamic" -> tensorwise;     |
