@@ -4274,6 +4274,23 @@ res_pub_pp_schedules (const char *notes, gint64 global_batch, gint64 dp, int mic
   return (int) MIN (share / lbs, G_MAXINT);
 }
 
+/* Where one of `words` first starts a word (nothing, or no letter or digit, before it)
+ * in lower-case `low`; NULL when none does */
+static const char *
+first_word_start (const char *low, const char *const *words)
+{
+  const char *first = NULL;
+  for (guint i = 0; words[i] != NULL; i++)
+    for (const char *p = strstr (low, words[i]); p != NULL && (first == NULL || p < first);
+         p = strstr (p + 1, words[i]))
+      if (p == low || !g_ascii_isalnum (p[-1]))
+        {
+          first = p;
+          break;
+        }
+  return first;
+}
+
 /* A pipeline schedule a virtual_pipeline cell names instead of V: GPipe
  * (PLAN_SCHED_GPIPE), DualPipe (PLAN_SCHED_DUALPIPE), a zero-bubble schedule ("ZB-H1",
  * "ZB-V", "zero bubble": VP_ZERO_BUBBLE, not modelled), or a schedule said not to
@@ -4282,7 +4299,14 @@ res_pub_pp_schedules (const char *notes, gint64 global_batch, gint64 dp, int mic
  * the automatically searched schedules of Qi et al. (ICLR 2024, Sec. 3 and Table 4),
  * "ZB-1p" and "ZB-2p" (activation memory limited to p and 2p micro-batches: the
  * repository's --enable-zero-bubble with --zero-bubble-max-pending-backward); they were
- * read as plain 1F1B, their "1" and "2" no V. */
+ * read as plain 1F1B, their "1" and "2" no V. Also with a space ("ZB 2p", "ZB 1p"), and
+ * the V-shape schedules of Qi et al., "Pipeline Parallelism with Controllable Memory"
+ * (NeurIPS 2024): V-ZB, V-Half and V-Min, built of the same split F, B and W passes (the
+ * repository's --zero-bubble-v-schedule, with --zero-bubble-v-schedule-mem-setup half or
+ * min); these read as plain 1F1B. A zero-bubble name counts only where the cell does
+ * not first name another schedule, or "none" or "baseline": "1F1B (baseline for ZB-2p)"
+ * and "none (ZB-2p in row 9)" are the 1F1B rows a paper compares with, and were skipped
+ * as zero-bubble. Each name starts a word. */
 #define VP_ZERO_BUBBLE 1000
 static int
 vp_schedule_named (const char *cell)
@@ -4291,8 +4315,14 @@ vp_schedule_named (const char *cell)
                                        "not interleaved", "no interleaving",
                                        "without interleaving", NULL };
   static const char *const zb[] = { "zero bubble", "zero-bubble", "zb-h1", "zb-h2", "zb-v",
-                                    "zbh1", "zbv", "zb-1p", "zb-2p", "zb1p", "zb2p", NULL };
-  if (contains_any_ci (cell, zb))
+                                    "zbh1", "zbv", "zb-1p", "zb-2p", "zb1p", "zb2p",
+                                    "zb 1p", "zb 2p", "zb h1", "zb h2", "v-zb", "v-half",
+                                    "v-min", NULL };
+  static const char *const other[] = { "1f1b", "gpipe", "dualpipe", "none", "baseline",
+                                       NULL };
+  g_autofree char *low = g_ascii_strdown (cell, -1);
+  const char *zb_at = first_word_start (low, zb), *other_at = first_word_start (low, other);
+  if (zb_at != NULL && (other_at == NULL || other_at > zb_at))
     return VP_ZERO_BUBBLE;
   if (contains_ci (cell, "dualpipe"))
     return PLAN_SCHED_DUALPIPE;

@@ -3210,8 +3210,13 @@ test_zero_bubble_named (void)
     "ZB-1p (automatically searched schedule, activation memory limited to pM_B)",
     "ZB-2p (automatically searched schedule, activation memory limited to 2pM_B)",
     "ZB-1p", "ZB-2p", "ZB1P", "ZB2P", "zb1p", "zb2p",
+    /* with a space, and the V-shape schedules of Qi et al., "Pipeline Parallelism with
+     * Controllable Memory" (NeurIPS 2024), built of the same split B and W passes: the
+     * Zero Bubble repository's --zero-bubble-v-schedule, with
+     * --zero-bubble-v-schedule-mem-setup half or min (these read as plain 1F1B) */
+    "ZB 2p", "ZB 1p", "V-ZB", "V-Half", "V-Min",
     /* read so before */
-    "ZB-H1", "zero bubble",
+    "ZB-H1", "zero bubble", "ZBV",
   };
   for (guint i = 0; i < G_N_ELEMENTS (cells); i++)
     {
@@ -3220,6 +3225,18 @@ test_zero_bubble_named (void)
           || strstr (c->skip_reason, "zero-bubble pipeline schedules (split backward passes) "
                                      "are not modelled") == NULL)
         g_error ("'%s': %s (vpp %d), expected the zero-bubble skip", cells[i],
+                 c->skip_reason != NULL ? c->skip_reason : "ready", c->plan.vpp);
+    }
+  /* a zero-bubble name after another schedule, "none" or "baseline" is what the row is
+   * compared with, not what it ran: these are the 1F1B rows of a paper's comparison, and
+   * were skipped as zero-bubble */
+  static const char *const plain[] = { "1F1B (baseline for ZB-2p)", "none (ZB-2p in row 9)",
+                                       "baseline (ZB-H1 in the next row)" };
+  for (guint i = 0; i < G_N_ELEMENTS (plain); i++)
+    {
+      g_autoptr (ResPublishedCase) c = vp_row (plain[i], "Megatron-LM", "");
+      if (!c->ready || c->plan.vpp != 1 || c->plan.schedule != PLAN_SCHED_1F1B)
+        g_error ("'%s': %s (vpp %d), expected 1F1B", plain[i],
                  c->skip_reason != NULL ? c->skip_reason : "ready", c->plan.vpp);
     }
 }
