@@ -4341,12 +4341,17 @@ vp_schedule_named (const char *cell)
  * chunk)" (Qi et al., ICLR 2024, whose repository runs it as
  * --num-layers-per-virtual-pipeline-stage 1: examples/pretrain_zero_bubble.sh), "one
  * layer per chunk", "1 layer per virtual stage". They took the "V not stated" rule,
- * which falls back to 1F1B where no V >= 2 splits the layers. */
+ * which falls back to 1F1B where no V >= 2 splits the layers. The phrase starts a word
+ * (first_word_start), and layers per chunk are layers per virtual stage: "11 layer
+ * per chunk" of 88 layers over pp 8 is 11 (V = 1), where the "1 layer per chunk" inside
+ * it read V = 88 / 8 = 11. */
 static gint64
 vp_layers_per_chunk (const char *cell)
 {
   static const char *const keys[] = { "layers-per-virtual", "layers_per_virtual",
-                                      "layers per virtual", NULL };
+                                      "layers per virtual", "layers per chunk",
+                                      "layer per chunk", "layers per model chunk",
+                                      "layer per model chunk", NULL };
   /* read with "transformer " taken out: "each transformer layer is a chunk" */
   static const char *const one[] = { "each layer serves as a chunk",
                                      "each layer serves as a model chunk",
@@ -4365,7 +4370,7 @@ vp_layers_per_chunk (const char *cell)
     else
       g_string_append_c (plain, *p++);
   g_autofree char *said = g_string_free (plain, FALSE);
-  if (contains_any_ci (said, one))
+  if (first_word_start (said, one) != NULL)
     return 1;
   if (!contains_any_ci (cell, keys))
     return 0;

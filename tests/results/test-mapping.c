@@ -3198,6 +3198,37 @@ test_layers_per_chunk_slots (void)
   g_assert_false (even->plan.account_embedding);
 }
 
+/* Layers per chunk written with a count that is not 1: "11 layer per chunk" (88 layers
+ * over pp 8) holds "1 layer per chunk" inside its "11", which read as one layer a chunk,
+ * V = 88 / 8 = 11; the phrase now starts a word, and "N layer(s) per chunk" is N layers
+ * per virtual stage as "--num-layers-per-virtual-pipeline-stage N" is: 88 / (8 x 11) =
+ * V = 1, 48 / (8 x 2) = V = 3 (read V = 2 by its leading number before), 32 / (8 x 4) =
+ * V = 1 ("4 layers per model chunk", read V = 4). "1 layer per chunk" and "one layer per
+ * chunk" stay one layer a chunk: 88 / 8 = 11, 32 / 8 = 4. */
+static void
+test_layers_per_chunk_word (void)
+{
+  static const struct { int layers, pp; const char *vp; int want; } rows[] = {
+    { 88, 8, "11 layer per chunk", 1 },
+    { 48, 8, "2 layers per chunk", 3 },
+    { 32, 8, "4 layers per model chunk", 1 },
+    /* read so before */
+    { 88, 8, "1 layer per chunk", 11 },
+    { 32, 8, "one layer per chunk", 4 },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (rows); i++)
+    {
+      g_autoptr (ResPublishedCase) c = vp_layers_row (rows[i].layers, rows[i].pp, rows[i].vp);
+      if (!c->ready || c->plan.vpp != rows[i].want)
+        g_error ("'%s', %d layers over pp %d: vpp %d, expected %d (%s)", rows[i].vp,
+                 rows[i].layers, rows[i].pp, c->plan.vpp, rows[i].want,
+                 c->skip_reason != NULL ? c->skip_reason : "ready");
+      /* the explain line says where V came from */
+      g_assert_nonnull (c->vpp_why);
+      g_assert_nonnull (strstr (c->vpp_why, "per virtual stage"));
+    }
+}
+
 /* Zero Bubble's own schedule names (Qi et al., ICLR 2024, Table 4): the automatically
  * searched schedules ZB-1p and ZB-2p, however they are spelled, are zero-bubble schedules
  * and are skipped with the reason "ZB-H1" and "zero bubble" get. They were read as plain
@@ -5252,6 +5283,7 @@ main (int argc, char **argv)
   g_test_add_func ("/results/mapping/recompute-notes-negated", test_recompute_notes_negated);
   g_test_add_func ("/results/mapping/interleaved-unstated", test_interleaved_unstated);
   g_test_add_func ("/results/mapping/zero-bubble-named", test_zero_bubble_named);
+  g_test_add_func ("/results/mapping/layers-per-chunk-word", test_layers_per_chunk_word);
   g_test_add_func ("/results/mapping/layers-per-chunk-slots", test_layers_per_chunk_slots);
   g_test_add_func ("/results/mapping/precision", test_precision);
   g_test_add_func ("/results/mapping/precision-from-notes", test_precision_from_notes);
