@@ -8032,33 +8032,68 @@ row_dp (const ResPublishedCase *c, const ResCsv *csv, guint row, gint64 *dp)
   return TRUE;
 }
 
+/* MaxText's batch is per device, all of them (MaxText/pyconfig.py
+ * calculate_global_batch_sizes: global_batch_size_to_train_on = num_devices x
+ * per_device_batch_size x gradient_accumulation_steps), so under tensor or context
+ * parallelism a MaxText row's micro_batch is no data-parallel rank's, and micro_batch x
+ * dp would undercount the batch by tp x cp. TRUE for a maxtext row whose tp or cp cell
+ * is above 1, with *tp and *cp the cells (1 where not read). */
+static gboolean
+maxtext_batch_per_device (const ResPublishedCase *c, const ResCsv *csv, guint row, gint64 *tp,
+                          gint64 *cp)
+{
+  *tp = 1;
+  *cp = 1;
+  if (c->stack == NULL || g_strcmp0 (c->stack->name, "maxtext") != 0)
+    return FALSE;
+  const gboolean tp_read = cell_size (csv, row, "tp", tp);
+  const gboolean cp_read = cell_size (csv, row, "cp", cp);
+  if (!tp_read)
+    *tp = 1;
+  if (!cp_read)
+    *cp = 1;
+  return *tp > 1 || *cp > 1;
+}
+
 /* A global batch the row leaves empty but gives the parts of: micro_batch x grad_accum x
  * dp, Megatron's own relation (num_microbatches = global_batch_size / (micro_batch_size x
  * data_parallel_size)); dp from its cell, else n_gpus / (tp x pp x cp) where tp and pp are
- * stated, or pp alone where it fills the GPUs (row_dp). FALSE when a part is missing (such
+ * stated, or pp alone where it fills the GPUs (row_dp). 0 when a part is missing (such
  * a row was skipped "missing global_batch" though the batch is fixed by what it states).
  * c->batch_why says the product: the Zero Bubble paper's Table 3, micro-batch 6, "24
  * (Number of Microbatches)", one pipeline of 8 GPUs -> "the cell is empty: micro_batch 6
- * x grad_accum 24 x dp 1" = 144 (skipped "missing global_batch" while dp was unknown). */
-static gboolean
+ * x grad_accum 24 x dp 1" = 144 (skipped "missing global_batch" while dp was unknown).
+ * A MaxText row at tp or cp above 1 is skipped (-1), as where grad_accum is left to the
+ * stack (maxtext_batch_per_device): tp 4 on 64 GPUs, micro_batch 2, grad_accum 1 read
+ * 2 x 1 x 16 = 32 where MaxText's batch is 2 x 64 x 1 = 128. 1: read, *out and
+ * c->batch_why. */
+static int
 batch_from_accumulation (ResPublishedCase *c, const ResCsv *csv, guint row, gint64 *out)
 {
-  gint64 ga, mb, dp;
+  gint64 ga, mb, dp, tp, cp;
   if (!cell_count (get (csv, row, "grad_accum"), &ga))
-    return FALSE;
+    return 0;
   gboolean local;
   const char *where;
   if (micro_batch_stated (csv, row, &mb, &local, &where) <= 0)
-    return FALSE;
+    return 0;
   if (!row_dp (c, csv, row, &dp))
-    return FALSE;
+    return 0;
+  if (maxtext_batch_per_device (c, csv, row, &tp, &cp))
+    {
+      skip (c, "missing global_batch: under tp %" G_GINT64_FORMAT " x cp %" G_GINT64_FORMAT
+            " MaxText's per-device batch is no data-parallel rank's micro-batch, so "
+            "micro_batch x grad_accum x dp is not its batch (hint: state global_batch, "
+            "per_device_batch_size x the GPUs x grad_accum)", tp, cp);
+      return -1;
+    }
   if (mb * ga * dp > G_MAXINT)
-    return FALSE;
+    return 0;
   *out = mb * ga * dp;
   c->batch_why = g_strdup_printf ("the cell is empty: micro_batch %" G_GINT64_FORMAT " x "
                                   "grad_accum %" G_GINT64_FORMAT " x dp %" G_GINT64_FORMAT,
                                   mb, ga, dp);
-  return TRUE;
+  return 1;
 }
 
 /* A global batch the row leaves empty, with its grad_accum empty too, beside a stated
@@ -8110,15 +8145,9 @@ batch_from_default_accumulation (ResPublishedCase *c, const ResCsv *csv, guint r
         return 0;
       dp = c->n_gpus / (tp * pp * cp);
     }
-  /* MaxText's batch is per device, all of them (MaxText/pyconfig.py
-   * calculate_global_batch_sizes: global_batch_size_to_train_on = num_devices x
-   * per_device_batch_size x gradient_accumulation_steps), so under tensor or context
-   * parallelism the row's micro_batch is no data-parallel rank's, and micro_batch x dp
-   * would undercount the batch by tp x cp: skipped, saying so */
+  /* MaxText's batch is per device (maxtext_batch_per_device): skipped, saying so */
   gint64 tp_cell = 1, cp_cell = 1;
-  if (g_strcmp0 (c->stack->name, "maxtext") == 0
-      && ((cell_size (csv, row, "tp", &tp_cell) && tp_cell > 1)
-          || (cell_size (csv, row, "cp", &cp_cell) && cp_cell > 1)))
+  if (maxtext_batch_per_device (c, csv, row, &tp_cell, &cp_cell))
     {
       skip (c, "missing global_batch: grad_accum not stated either, and under tp %"
             G_GINT64_FORMAT " x cp %" G_GINT64_FORMAT " MaxText's per-device batch is no "
@@ -8126,7 +8155,8 @@ batch_from_default_accumulation (ResPublishedCase *c, const ResCsv *csv, guint r
             "x the GPUs)", tp_cell, cp_cell);
       return -1;
     }
-  if ((double) mb * ga * (double) dp > (double) G_MAXINT)
+  const double ranks = (double) mb * (double) dp;
+  if (ranks * ga > (double) G_MAXINT)
     return 0;
   *out = mb * ga * dp;
   c->batch_why = g_strdup_printf ("the cell is empty: micro_batch %" G_GINT64_FORMAT " x "
@@ -8702,12 +8732,13 @@ case_map (ResPublishedCase *c, const ResCsv *csv, guint row, TopoCluster *on)
             get (csv, row, "global_batch"), seq);
       return;
     }
-  int by_default = 0;
+  int by_default = 0, by_accumulation = 0;
   if (per_unit == 0 && in_tokens == 0 && !cell_count (batch_cell (csv, row), &v)
-      && !batch_from_accumulation (c, csv, row, &v)
-      && (by_default = batch_from_default_accumulation (c, csv, row, &v)) <= 0)
+      && (by_accumulation = batch_from_accumulation (c, csv, row, &v)) <= 0
+      && (by_accumulation < 0
+          || (by_default = batch_from_default_accumulation (c, csv, row, &v)) <= 0))
     {
-      if (by_default < 0)
+      if (by_default < 0 || by_accumulation < 0)
         return;
       double b;
       const char *end = leading_number (batch_cell (csv, row), &b);

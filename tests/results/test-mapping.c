@@ -2936,6 +2936,10 @@ test_batch_from_stack_accumulation (void)
     /* MaxText at tp 2: its per_device_batch_size is every device's, so micro_batch x dp
      * (3 x 8) would be half its batch (3 x 16): skipped with -2 */
     { "rocm/jax-training (JAX MaxText)", "2", "1", "", 16, "3", "", -2, NULL },
+    /* ... also where grad_accum is stated (micro_batch x grad_accum x dp): tp 4 on 64
+     * GPUs, micro_batch 2, grad_accum 1 read 2 x 1 x 16 = 32, where MaxText's batch is
+     * 2 x 64 x 1 = 128 */
+    { "MaxText", "4", "1", "", 64, "2", "1", -2, NULL },
   };
   for (guint i = 0; i < G_N_ELEMENTS (rows); i++)
     {
