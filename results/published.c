@@ -8096,6 +8096,95 @@ batch_from_accumulation (ResPublishedCase *c, const ResCsv *csv, guint row, gint
   return 1;
 }
 
+/* The gradient accumulation steps (*ga) and the global batch (*gb) a text states by a
+ * label, where the row leaves both cells empty: a label at the start of a word, any of
+ * " =:_-" and the word "steps" or "size", then a whole number not followed by a letter,
+ * a '.' or a unit of tokens. Accumulation: "gradient_accumulation_steps=4" (DeepSpeed's
+ * and the HF Trainer's key), "--gradient-accumulation-steps 4", "GAS=4", "grad_accum 4",
+ * "gradient accumulation 4 steps"; a global batch: "global_batch_size 32" (torchtitan's
+ * key), "global batch 32", "GBS 32". In the notes (`notes`) a label is read only where it
+ * reads as the run's setting (mb_label_is_config, as the notes' micro-batch labels are).
+ * 1: a count read (the other 0 where not); 0: the text names neither; -1: it names one
+ * and no count of it is read ("effective batch 64 via gradient accumulation"), or two
+ * counts of a kind differ. A mention said off ("no gradient accumulation") or about
+ * Megatron's fused weight-gradient kernel ("gradient_accumulation_fusion") names none. */
+static int
+accumulation_stated (const char *text, gboolean notes, gint64 *ga, gint64 *gb)
+{
+  static const struct { const char *label; gboolean global; } labels[] = {
+    { "gradient_accumulation_steps", FALSE }, { "gradient-accumulation-steps", FALSE },
+    { "gradient accumulation steps", FALSE }, { "gradient accumulation", FALSE },
+    { "grad_accum", FALSE }, { "gas", FALSE },
+    { "global_batch_size", TRUE }, { "global batch size", TRUE }, { "global_batch", TRUE },
+    { "global batch", TRUE }, { "gbs", TRUE },
+  };
+  static const char *const mentions[] = {
+    "gradient accumulation", "gradient_accumulation", "gradient-accumulation",
+    "grad accumulation", "grad_accum", "grad accum", "accumulation steps", "gas",
+    "global batch", "global_batch", "gbs", "effective batch", NULL };
+  *ga = 0;
+  *gb = 0;
+  g_autofree char *low = g_ascii_strdown (text, -1);
+  gboolean named = FALSE;
+  for (guint i = 0; mentions[i] != NULL; i++)
+    {
+      const gsize n = strlen (mentions[i]);
+      ClauseWalk walk;
+      clause_walk_init (&walk, low);
+      for (const char *p = strstr (low, mentions[i]); p != NULL && !named;
+           p = strstr (p + 1, mentions[i]))
+        {
+          const char *q = p + n;
+          while (*q == ' ' || *q == '_' || *q == '-')
+            q++;
+          if ((p != low && g_ascii_isalnum (p[-1])) || g_ascii_isalpha (p[n])
+              || g_str_has_prefix (q, "fusion") || mention_off (low, p, n, NULL)
+              || clause_walk_negated (&walk, p))
+            continue;
+          named = TRUE;
+        }
+    }
+  if (!named)
+    return 0;
+  for (guint i = 0; i < G_N_ELEMENTS (labels); i++)
+    for (const char *p = strstr (low, labels[i].label); p != NULL;
+         p = strstr (p + 1, labels[i].label))
+      {
+        if (p != low && g_ascii_isalnum (p[-1]))
+          continue;
+        const char *q = p + strlen (labels[i].label);
+        for (gboolean moved = TRUE; moved;)
+          {
+            moved = FALSE;
+            while (*q == ' ' || *q == '=' || *q == ':' || *q == '_' || *q == '-')
+              q++, moved = TRUE;
+            if (g_str_has_prefix (q, "steps") || g_str_has_prefix (q, "size"))
+              q += g_str_has_prefix (q, "steps") ? 5 : 4, moved = TRUE;
+          }
+        if (!g_ascii_isdigit (*q))
+          continue;
+        char *end = NULL;
+        gint64 v = g_ascii_strtoll (q, &end, 10);
+        if (v < 1 || v > G_MAXINT || g_ascii_isalpha (*end) || *end == '.'
+            || followed_by_tokens (end))
+          continue;
+        /* "gradient accumulation 4 steps": the unit is part of the setting */
+        const char *after = end;
+        while (*after == ' ')
+          after++;
+        if (!labels[i].global && g_str_has_prefix (after, "steps")
+            && !g_ascii_isalnum (after[5]))
+          end = (char *) after + 5;
+        if (notes && !mb_label_is_config (text, low, p, end))
+          continue;
+        gint64 *f = labels[i].global ? gb : ga;
+        if (*f != 0 && *f != v)
+          return -1;
+        *f = v;
+      }
+  return *ga != 0 || *gb != 0 ? 1 : -1;
+}
+
 /* A global batch the row leaves empty, with its grad_accum empty too, beside a stated
  * micro_batch: micro_batch x the stack's documented accumulation steps x dp, where the
  * stack documents them (defaults.grad_accum: torchtitan's global_batch_size -1 = local
@@ -8155,7 +8244,63 @@ batch_from_default_accumulation (ResPublishedCase *c, const ResCsv *csv, guint r
             "x the GPUs)", tp_cell, cp_cell);
       return -1;
     }
+  /* the accumulation or the global batch the micro_batch cell or the notes state
+   * (accumulation_stated), not the stack's default: torchtitan's "gradient accumulation 4
+   * steps" on 8 GPUs at local batch 1 is 1 x 4 x 8 = 32, and "1 (local_batch_size;
+   * global_batch_size 32)" is 32 (both read 8); where they name either without a count
+   * read ("effective batch 64 via gradient accumulation"), skipped with a hint */
+  static const char *const columns[] = { "micro_batch", "notes" };
+  static const char *const column_names[] = { "the micro_batch cell", "the notes" };
+  gint64 ga_said = 0, gb_said = 0;
+  const char *ga_in = NULL, *gb_in = NULL;
+  for (guint k = 0; k < G_N_ELEMENTS (columns); k++)
+    {
+      gint64 g, b;
+      const int said = accumulation_stated (get (csv, row, columns[k]), k == 1, &g, &b);
+      if (said == 0)
+        continue;
+      if (said < 0 || (g != 0 && ga_said != 0 && g != ga_said)
+          || (b != 0 && gb_said != 0 && b != gb_said))
+        {
+          skip (c, "missing global_batch: grad_accum not stated, and gradient accumulation "
+                "or a global batch is named in %s without one count read, so the %s stack's "
+                "default of %d is not what ran (hint: state global_batch, or grad_accum)",
+                column_names[k], c->stack->name, ga);
+          return -1;
+        }
+      if (g != 0)
+        ga_said = g, ga_in = column_names[k];
+      if (b != 0)
+        gb_said = b, gb_in = column_names[k];
+    }
   const double ranks = (double) mb * (double) dp;
+  if (gb_said != 0)
+    {
+      if (gb_said % (mb * dp) != 0 || (ga_said != 0 && (double) gb_said != ranks * ga_said))
+        {
+          skip (c, "missing global_batch: the global batch %" G_GINT64_FORMAT " that %s "
+                "states is not micro_batch %" G_GINT64_FORMAT " x dp %" G_GINT64_FORMAT
+                " x %s accumulation steps (hint: state global_batch, or grad_accum)",
+                gb_said, gb_in, mb, dp, ga_said != 0 ? "its" : "whole");
+          return -1;
+        }
+      *out = gb_said;
+      c->batch_why = g_strdup_printf ("the cell is empty: global batch %" G_GINT64_FORMAT
+                                      " from %s = micro_batch %" G_GINT64_FORMAT " x dp %"
+                                      G_GINT64_FORMAT " x %" G_GINT64_FORMAT " accumulation "
+                                      "steps", gb_said, gb_in, mb, dp, gb_said / (mb * dp));
+      return 1;
+    }
+  if (ga_said != 0)
+    {
+      if (ranks * (double) ga_said > (double) G_MAXINT)
+        return 0;
+      *out = mb * ga_said * dp;
+      c->batch_why = g_strdup_printf ("the cell is empty: micro_batch %" G_GINT64_FORMAT " x "
+                                      "grad_accum %" G_GINT64_FORMAT " x dp %" G_GINT64_FORMAT
+                                      "; grad_accum from %s", mb, ga_said, dp, ga_in);
+      return 1;
+    }
   if (ranks * ga > (double) G_MAXINT)
     return 0;
   *out = mb * ga * dp;

@@ -2989,6 +2989,77 @@ test_batch_from_stack_accumulation (void)
     }
 }
 
+/* Accumulation or a global batch the row states elsewhere, where its global_batch and
+ * grad_accum cells are empty: the stack's default of 1 step is not what ran. A plain
+ * labelled count is read, from the notes ("gradient_accumulation_steps=N", "GAS=N",
+ * "gradient accumulation N steps") or the micro_batch cell ("global_batch_size N");
+ * accumulation or a global batch named without such a count is skipped with a hint.
+ * Cells framework, tp, pp on `gpus` GPUs, micro_batch, notes; want the global batch, or
+ * -1: skipped. All of these read micro_batch x 1 x dp before: torchtitan at local batch 1
+ * on 8 GPUs with "gradient accumulation 4 steps" is 1 x 4 x 8 = 32 (read 8); DeepSpeed
+ * micro 4 on 64 GPUs, "gradient_accumulation_steps 8": 4 x 8 x 64 = 2,048 (read 256);
+ * "1 (local_batch_size; global_batch_size 32)" on 8 GPUs is 32, 4 steps of 1 x 8 (read 8);
+ * "effective batch 64 via gradient accumulation" gives no count of steps (read 8). A
+ * global batch that is no whole number of micro_batch x dp steps ("global_batch_size 30"
+ * on 8 ranks) is skipped too. */
+static void
+test_batch_accumulation_stated (void)
+{
+  static const struct {
+    const char *fw, *tp, *pp; int gpus; const char *mb, *notes; int want; const char *why;
+  } rows[] = {
+    { "torchtitan", "", "", 8, "1", "gradient accumulation 4 steps", 32,
+      "micro_batch 1 x grad_accum 4 x dp 8; grad_accum from the notes" },
+    { "torchtitan", "", "", 8, "1", "GAS=4", 32, "grad_accum from the notes" },
+    { "DeepSpeed", "1", "1", 64, "4", "gradient_accumulation_steps 8", 2048,
+      "micro_batch 4 x grad_accum 8 x dp 64; grad_accum from the notes" },
+    { "PyTorch FSDP", "", "", 8, "8", "HF Trainer, gradient_accumulation_steps=4", 256,
+      "grad_accum from the notes" },
+    { "torchtitan", "", "", 8, "1 (local_batch_size; global_batch_size 32)", "", 32,
+      "global batch 32 from the micro_batch cell = micro_batch 1 x dp 8 x 4 accumulation "
+      "steps" },
+    { "DeepSpeed", "1", "1", 8, "1", "effective batch 64 via gradient accumulation", -1,
+      NULL },
+    { "torchtitan", "", "", 8, "1 (global_batch_size 30)", "", -1, NULL },
+    /* read so before: accumulation said off, and Megatron's fused weight-gradient kernel,
+     * leave the stack's default */
+    { "torchtitan", "", "", 8, "1", "no gradient accumulation", 8,
+      "grad_accum not stated: the torchtitan stack's default 1" },
+    { "torchtitan", "", "", 8, "1", "gradient_accumulation_fusion on", 8,
+      "grad_accum not stated: the torchtitan stack's default 1" },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (rows); i++)
+    {
+      g_autofree char *text = g_strdup_printf (
+        "row_id,model,gpu_type,n_gpus,n_layers,hidden,n_heads,vocab,seq_len,tp,pp,"
+        "zero_stage_or_fsdp,framework,micro_batch,grad_accum,global_batch,notes,"
+        "step_time_s\n"
+        "1,GPT,H100-SXM-80GB,%d,16,1024,16,16384,1024,\"%s\",\"%s\",FSDP,\"%s\",\"%s\",,,"
+        "\"%s\",1.0\n",
+        rows[i].gpus, rows[i].tp, rows[i].pp, rows[i].fw, rows[i].mb, rows[i].notes);
+      g_autoptr (ResCsv) csv = res_csv_parse (text, -1, "inline", NULL);
+      g_autoptr (ResPublishedCase) c = res_published_case_new (csv, 0);
+      if (rows[i].want < 0)
+        {
+          if (c->skip_reason == NULL
+              || !g_str_has_prefix (c->skip_reason, "missing global_batch: ")
+              || strstr (c->skip_reason, "hint: state global_batch, or grad_accum") == NULL)
+            g_error ("'%s' / '%s': %s, expected skipped with the hint", rows[i].mb,
+                     rows[i].notes, c->skip_reason != NULL ? c->skip_reason : "read");
+          continue;
+        }
+      if (c->skip_reason != NULL)
+        g_error ("'%s' / '%s': skipped: %s", rows[i].mb, rows[i].notes, c->skip_reason);
+      if (c->plan.global_batch != rows[i].want)
+        g_error ("'%s' / '%s': global batch %d, expected %d", rows[i].mb, rows[i].notes,
+                 c->plan.global_batch, rows[i].want);
+      /* the line says where the count came from */
+      g_autofree char *e = res_published_explain (csv, 0, c);
+      if (strstr (e, rows[i].why) == NULL)
+        g_error ("explain lacks '%s':\n%s", rows[i].why, e);
+    }
+}
+
 /* torch.compile on plain PyTorch FSDP: the pytorch-fsdp stack offers it (compile
  * "optional"), so a row that says so runs compiled; it was ignored, the row predicted
  * eager (an audit's 175B on 360 H200: +20.5% against +6.2% read as torchtitan's) */
@@ -5288,6 +5359,8 @@ main (int argc, char **argv)
   g_test_add_func ("/results/mapping/interleaved-unstated", test_interleaved_unstated);
   g_test_add_func ("/results/mapping/zero-bubble-named", test_zero_bubble_named);
   g_test_add_func ("/results/mapping/layers-per-chunk-word", test_layers_per_chunk_word);
+  g_test_add_func ("/results/mapping/batch-accumulation-stated",
+                   test_batch_accumulation_stated);
   g_test_add_func ("/results/mapping/layers-per-chunk-slots", test_layers_per_chunk_slots);
   g_test_add_func ("/results/mapping/precision", test_precision);
   g_test_add_func ("/results/mapping/precision-from-notes", test_precision_from_notes);
