@@ -3748,13 +3748,21 @@ static const char *const other_sharding_keys[] = {
 /* The cell names PyTorch's own DDP, not Megatron's wrapper: "plain PyTorch DDP",
  * "torch DDP", "--use-torch-ddp", "--ddp-impl torch" (Megatron-LM's flag for it, which
  * cannot hold the distributed optimizer) */
+static gboolean negated_before (const char *low, const char *p);
+
 static gboolean
 names_torch_ddp (const char *t)
 {
   static const char *const keys[] = { "pytorch ddp", "torch ddp", "torch-ddp", "torch_ddp",
                                       "ddp-impl torch", "ddp_impl torch", "ddp-impl=torch",
                                       "ddp_impl=torch", "torch.nn.parallel", NULL };
-  return contains_any_ci (t, keys);
+  /* a mention said off ("Megatron DDP, not PyTorch DDP") names no torch DDP */
+  g_autofree char *low = g_ascii_strdown (t, -1);
+  for (guint i = 0; keys[i] != NULL; i++)
+    for (const char *p = strstr (low, keys[i]); p != NULL; p = strstr (p + 1, keys[i]))
+      if (!negated_before (low, p) && !mention_off (low, p, strlen (keys[i]), NULL))
+        return TRUE;
+  return FALSE;
 }
 
 /* Beside FSDP said off, the cell says there is no sharding at all: "no FSDP (data
@@ -4322,8 +4330,30 @@ vp_schedule_named (const char *cell)
                                        NULL };
   g_autofree char *low = g_ascii_strdown (cell, -1);
   const char *zb_at = first_word_start (low, zb), *other_at = first_word_start (low, other);
-  if (zb_at != NULL && (other_at == NULL || other_at > zb_at))
-    return VP_ZERO_BUBBLE;
+  if (zb_at != NULL)
+    {
+      /* a zero-bubble name is a remark, not the run's schedule, inside a bracket opened
+       * after another schedule or "none" ("1F1B (baseline for ZB-2p)", "none (ZB-2p in
+       * row 9)") or right after a comparison word ("interleaved 1F1B vs ZB-V"); prose
+       * that names 1F1B first is still the zero-bubble run ("1F1B replaced by ZB-2p",
+       * "1F1B-based ZB-H1", "none -> ZB-1p") */
+      const char *open = NULL;
+      for (const char *q = low; q < zb_at; q++)
+        if (*q == '(')
+          open = q;
+        else if (*q == ')')
+          open = NULL;
+      gboolean aside = open != NULL && other_at != NULL && other_at < open;
+      static const char *const cmp[] = { "vs ", "vs. ", "versus ", "than ", "compared to ",
+                                         "compared with " };
+      for (guint i = 0; i < G_N_ELEMENTS (cmp) && !aside; i++)
+        {
+          const gsize n = strlen (cmp[i]);
+          aside = (gsize) (zb_at - low) >= n && strncmp (zb_at - n, cmp[i], n) == 0;
+        }
+      if (!aside)
+        return VP_ZERO_BUBBLE;
+    }
   if (contains_ci (cell, "dualpipe"))
     return PLAN_SCHED_DUALPIPE;
   if (contains_ci (cell, "gpipe"))
@@ -5736,7 +5766,7 @@ mb_label_is_config (const char *text, const char *low, const char *p, const char
                                        "versus", "vs", "than", "unlike", "instead", "if",
                                        "would", "could" };
   static const char *const counts[] = { "per", "x", "sequences", "sequence", "seqs", "samples",
-                                        "sample", "and", "with", "on", "at", "each" };
+                                        "sample", "and", "with", "on", "at", "each", "via" };
   const char *part = p, *clause = NULL;
   while (part > low && p - part < 200 && strchr (".;,()[]\n", part[-1]) == NULL)
     {
@@ -6132,7 +6162,15 @@ sentence_about_other_row (const char *low, const char *p)
         while (r < e && (*r == ' ' || *r == '#'))
           r++;
         if (r > q + 3 && r < e && g_ascii_isdigit (*r))
-          return TRUE;
+          {
+            /* the row's own source cited ("from Table 3 row 4", "Table 3, row 4"): no
+             * other row */
+            char w[16];
+            const char *wb = word_before (low, q, w);
+            if (wb != NULL && (g_str_equal (w, "from") || g_ascii_isdigit (w[0])))
+              continue;
+            return TRUE;
+          }
       }
   return FALSE;
 }
@@ -6271,9 +6309,7 @@ all_gather_after (const char *q)
  * their rows so, and its rowwise recipes cannot gather in float8) or says the float8 one
  * off ("no float8 all-gather", "enable_fsdp_float8_all_gather=False"), -1 where it says
  * nothing of it. A cell that names both a float8 all-gather and a 16-bit one is read as
- * float8, as all such cells were, unless `both_off`: the precision cell ("fp8 rowwise
- * (bf16 all-gather; float8 all-gather only with tensorwise)"), where the 16-bit one is
- * the run's and the float8 one a remark. */
+ * float8 (the 16-bit one a comparison); a rowwise recipe's cell is map_plan's. */
 static int
 fsdp_all_gather_said (const char *text, gboolean both_off)
 {
@@ -6328,8 +6364,14 @@ fsdp_all_gather_said (const char *text, gboolean both_off)
             break;
           }
       }
-  if (on && sixteen && both_off)
-    return 0;
+  /* both_off is kept for the caller's sake and no longer changes the reading: a cell
+   * that names a bf16 all-gather beside the float8 one names it as a comparison ("fp8
+   * tensorwise with float8 all-gather (vs bf16 all-gather)", "(2% faster than bf16
+   * all-gather)"), which read bf16; the cells it was for ("fp8 rowwise (bf16 all-gather;
+   * float8 all-gather only with tensorwise)") are rowwise, which map_plan reads as a bf16
+   * all-gather whatever the cell says */
+  (void) both_off;
+  (void) sixteen;
   return on ? 1 : off ? 0 : -1;
 }
 
@@ -7563,28 +7605,27 @@ bf16_of_run (const char *low, const char *p, gsize n)
   while (*e != '\0' && strchr (",;()", *e) == NULL
          && !((*e == '.' || *e == '!' || *e == '?') && (e[1] == ' ' || e[1] == '\0')))
     e++;
-  /* a clause whose subject is another row or run ("row 4 is the BF16 run", "rows 5-8
-   * are BF16", "the other run used BF16"): that one's precision, not this row's (it read
-   * bf16). Only as the clause's subject: "BF16 as in rows 1-6", "same BF16 recipe as the
-   * other runs", "this run and row 5 are BF16", "BF16 from row 3 of Table 4" say it of
-   * this row too. */
+  /* a clause about another row or run ("row 4 is the BF16 run", "rows 5-8 are BF16",
+   * "BF16 in rows 1-4", "the other run used BF16", "BF16 like the other rows was
+   * slower", "the BF16 runs are rows 1-4"): that one's precision, not this row's (it read
+   * bf16). Not where the clause says this row shares it ("BF16 as in rows 1-6", "same
+   * BF16 recipe as the other runs", "this run and row 5 are BF16") or cites the row's own
+   * source ("BF16 from row 3 of Table 4") */
   {
-    g_autofree char *clause = g_strstrip (g_strndup (b, (gsize) (e - b)));
-    const char *q = clause;
-    static const char *const lead[] = { "while ", "whereas ", "but ", "and ", "the ", NULL };
-    for (guint i = 0; lead[i] != NULL; i++)
-      if (g_str_has_prefix (q, lead[i]))
-        q += strlen (lead[i]);
-    const gboolean row_subject
-      = (g_str_has_prefix (q, "row ") && g_ascii_isdigit (q[4]))
-        || (g_str_has_prefix (q, "rows ") && g_ascii_isdigit (q[5]));
-    static const char *const run_subject[] = { "other run ", "other runs ", "other row ",
-                                               "other rows ", "another run ", "another row ",
-                                               "separate run ", NULL };
-    gboolean other = row_subject;
-    for (guint i = 0; run_subject[i] != NULL && !other; i++)
-      other = g_str_has_prefix (q, run_subject[i]);
-    if (other && strstr (q, " and ") == NULL && strstr (q, "this ") == NULL)
+    g_autofree char *clause = g_strndup (b, (gsize) (e - b));
+    static const char *const others[] = { "other run", "another run", "other row",
+                                          "another row", "separate run", "bf16 rows",
+                                          "bf16 runs", "fp16 rows", "fp16 runs", NULL };
+    gboolean other = contains_any_ci (clause, others);
+    for (const char *q = strstr (clause, "row"); q != NULL && !other; q = strstr (q + 3, "row"))
+      {
+        const char *d = q + 3 + (q[3] == 's');
+        other = (q == clause || !g_ascii_isalnum (q[-1])) && *d == ' ' && g_ascii_isdigit (d[1]);
+      }
+    static const char *const shared[] = { "as in", "same bf16", "same fp16", "same precision",
+                                          "this run", "this row", "from row", "of table",
+                                          "as the other", "as other", NULL };
+    if (other && !contains_any_ci (clause, shared))
       return FALSE;
   }
   for (guint i = 0; sixteen_part_words[i] != NULL; i++)
@@ -7660,17 +7701,6 @@ notes_say_fp8 (const char *notes)
   return TRUE;
 }
 
-/* Whether `low` holds `word` at the start of a word of its own ("comm" in "comms",
- * "communication"; not "recomm...") */
-static gboolean
-names_word_start (const char *low, const char *word)
-{
-  for (const char *p = strstr (low, word); p != NULL; p = strstr (p + 1, word))
-    if (p == low || !g_ascii_isalnum (p[-1]))
-      return TRUE;
-  return FALSE;
-}
-
 /* torchao's float8 training recipe named in a precision cell (Float8LinearRecipeName,
  * torchao/float8/config.py: TENSORWISE "tensorwise", ROWWISE "rowwise", ROWWISE_WITH_GW_HP
  * "rowwise_with_gw_hp"), as a word of its own and not said off, in a cell that names no
@@ -7679,7 +7709,8 @@ names_word_start (const char *low, const char *word)
  * is the all-gather's, not the run's. Only these three names: "row-wise" or "per-row"
  * alone say nothing of FP8. Nor do they where the cell is about something other than
  * float8 GEMMs, which use the same words: loss scaling ("tensorwise loss scaling"), a
- * quantized collective ("AMP rowwise quantized comms"), or AMP without fp8 named (both
+ * quantized collective ("AMP rowwise quantized comms"; comms named otherwise, "rowwise
+ * (compute-communication overlap on)", leave the recipe), or AMP without fp8 named (both
  * were read as FP8). The recipe is the one named first ("tensorwise; rowwise in row 7"
  * is tensorwise: map_precision's list took rowwise, whichever came first): its
  * FW_SCALING_ROWWISE or FW_SCALING_CURRENT, or -1 where none is named. */
@@ -7700,7 +7731,13 @@ torchao_recipe_named (const char *text)
   for (const char *p = strstr (low, "bfloat16"); p != NULL; p = strstr (p + 1, "bfloat16"))
     if (all_gather_after (p + 8) > 0)
       memset ((char *) p, '#', 8);
-  if (contains_any_ci (low, other) || names_word_start (low, "comm"))
+  /* a quantized collective ("rowwise quantized comms", "comm quantization"): the words
+   * name the collective's scaling, not the GEMMs' (a cell that only names comms beside
+   * the recipe, "rowwise (compute-communication overlap on)", is still the recipe) */
+  static const char *const quantized_comm[] = { "quantized comm", "quantised comm",
+                                                "comm quantiz", "comms quantiz",
+                                                "communication quantiz", NULL };
+  if (contains_any_ci (low, other) || contains_any_ci (low, quantized_comm))
     return -1;
   for (const char *p = strstr (low, "amp"); p != NULL; p = strstr (p + 1, "amp"))
     if ((p == low || !g_ascii_isalnum (p[-1])) && !g_ascii_isalnum (p[3])
@@ -7717,6 +7754,23 @@ torchao_recipe_named (const char *text)
           return names[i].recipe;
       }
   return -1;
+}
+
+/* The offset in `text` of the first of `needles` (any case) it holds, G_MAXSSIZE where
+ * none */
+static gssize
+first_index_ci (const char *text, const char *const *needles)
+{
+  g_autofree char *low = g_ascii_strdown (text, -1);
+  gssize best = G_MAXSSIZE;
+  for (guint i = 0; needles[i] != NULL; i++)
+    {
+      g_autofree char *n = g_ascii_strdown (needles[i], -1);
+      const char *p = strstr (low, n);
+      if (p != NULL && p - low < best)
+        best = p - low;
+    }
+  return best;
 }
 
 static gboolean
@@ -7837,7 +7891,11 @@ map_precision (ResPublishedCase *c, const char *cell, const char *notes, const c
    * (torchao_recipe_named: "tensorwise; rowwise in row 7"), not rowwise wherever it is */
   else if (torchao_recipe == FW_SCALING_CURRENT)
     c->plan.fp8_recipe = FW_SCALING_CURRENT;
-  else if (*fp8 && contains_any_ci (text, rowwise))
+  /* rowwise and tensorwise (current) both named: the first named is the run's ("fp8
+   * tensorwise (rowwise in row 7)" read rowwise, the list's order) */
+  else if (*fp8 && contains_any_ci (text, rowwise)
+           && !(contains_any_ci (text, current)
+                && first_index_ci (text, current) < first_index_ci (text, rowwise)))
     {
       c->plan.fp8_recipe = FW_SCALING_ROWWISE;
       /* torchao's rowwise_with_gw_hp runs the weight-gradient GEMM in high precision
@@ -8104,9 +8162,10 @@ batch_from_accumulation (ResPublishedCase *c, const ResCsv *csv, guint row, gint
  * "gradient accumulation 4 steps"; a global batch: "global_batch_size 32" (torchtitan's
  * key), "global batch 32", "GBS 32". In the notes (`notes`) a label is read only where it
  * reads as the run's setting (mb_label_is_config, as the notes' micro-batch labels are).
- * 1: a count read (the other 0 where not); 0: the text names neither; -1: it names one
- * and no count of it is read ("effective batch 64 via gradient accumulation"), or two
- * counts of a kind differ. A mention said off ("no gradient accumulation") or about
+ * 1: a count read (the other 0 where not); 0: the text names neither, or names one with
+ * no count read ("gradient accumulation in fp32"); -1: two counts of a kind differ. A
+ * label in a notes sentence about another row or a baseline, a negative value and the
+ * first factor of a product are no count. A mention said off ("no gradient accumulation") or about
  * Megatron's fused weight-gradient kernel ("gradient_accumulation_fusion") names none. */
 static int
 accumulation_stated (const char *text, gboolean notes, gint64 *ga, gint64 *gb)
@@ -8116,7 +8175,8 @@ accumulation_stated (const char *text, gboolean notes, gint64 *ga, gint64 *gb)
     { "gradient accumulation steps", FALSE }, { "gradient accumulation", FALSE },
     { "grad_accum", FALSE }, { "gas", FALSE },
     { "global_batch_size", TRUE }, { "global batch size", TRUE }, { "global_batch", TRUE },
-    { "global batch", TRUE }, { "gbs", TRUE },
+    { "global batch", TRUE }, { "gbs", TRUE }, { "effective batch size", TRUE },
+    { "effective batch", TRUE },
   };
   static const char *const mentions[] = {
     "gradient accumulation", "gradient_accumulation", "gradient-accumulation",
@@ -8163,10 +8223,26 @@ accumulation_stated (const char *text, gboolean notes, gint64 *ga, gint64 *gb)
           }
         if (!g_ascii_isdigit (*q))
           continue;
+        /* a negative value ("global_batch_size=-1", torchtitan's default: local batch x
+         * dp) is no count (it read 1) */
+        if (q[-1] == '-' && q - 1 > p && strchr ("=: ", q[-2]) != NULL)
+          continue;
         char *end = NULL;
         gint64 v = g_ascii_strtoll (q, &end, 10);
         if (v < 1 || v > G_MAXINT || g_ascii_isalpha (*end) || *end == '.'
             || followed_by_tokens (end))
+          continue;
+        /* the first factor of a product ("global batch = 2 x 8 GPUs", "4 x 8 = 32") is no
+         * count of it (it read 2) */
+        {
+          const char *x = end;
+          while (*x == ' ')
+            x++;
+          if ((*x == 'x' || *x == '*') && (x[1] == ' ' || g_ascii_isdigit (x[1])))
+            continue;
+        }
+        /* a sentence about another row or a baseline ("row 5 used GAS=4") */
+        if (notes && sentence_about_other_row (low, p))
           continue;
         /* "gradient accumulation 4 steps": the unit is part of the setting */
         const char *after = end;
@@ -8182,7 +8258,10 @@ accumulation_stated (const char *text, gboolean notes, gint64 *ga, gint64 *gb)
           return -1;
         *f = v;
       }
-  return *ga != 0 || *gb != 0 ? 1 : -1;
+  /* a mention with no count ("gradient accumulation in fp32", "effective batch 64 via
+   * gradient accumulation") says nothing of the count: 0, the stack's default stands (a
+   * refusal here skipped rows that only named the accumulation's dtype) */
+  return *ga != 0 || *gb != 0 ? 1 : 0;
 }
 
 /* A global batch the row leaves empty, with its grad_accum empty too, beside a stated

@@ -1838,6 +1838,12 @@ test_precision_from_notes (void)
     { "Same BF16 recipe as the other runs; FP8 training is in row 12.", FALSE },
     { "This run and row 5 are BF16; FP8 training only in row 6.", FALSE },
     { "Precision BF16 from row 3 of Table 4; FP8 training results are in Table 5.", FALSE },
+    /* ... while BF16 said of other rows in other words is theirs: FP8 (the subject-only
+     * rule that fixed the four above read these bf16) */
+    { "FP8 training. BF16 like the other rows of this table was slower.", TRUE },
+    { "Trained in FP8; BF16 rows 1-4 ran the same recipe.", TRUE },
+    { "FP8 training (BF16 in rows 1-4).", TRUE },
+    { "FP8 training; the BF16 runs are rows 1-4.", TRUE },
     /* ... but a BF16 said of the run beside one of a part is the run's */
     { "Trained in FP8 with BF16 master weights. The final run used BF16.", FALSE },
     { "Trained with FP8. The final run used BF16 for all layers.", FALSE },
@@ -3018,14 +3024,27 @@ test_batch_accumulation_stated (void)
     { "torchtitan", "", "", 8, "1 (local_batch_size; global_batch_size 32)", "", 32,
       "global batch 32 from the micro_batch cell = micro_batch 1 x dp 8 x 4 accumulation "
       "steps" },
-    { "DeepSpeed", "1", "1", 8, "1", "effective batch 64 via gradient accumulation", -1,
-      NULL },
+    /* an effective batch is the global batch: 64 = 1 x 8 x 8 steps */
+    { "DeepSpeed", "1", "1", 8, "1", "effective batch 64 via gradient accumulation", 64,
+      "global batch 64 from the notes" },
     { "torchtitan", "", "", 8, "1 (global_batch_size 30)", "", -1, NULL },
     /* read so before: accumulation said off, and Megatron's fused weight-gradient kernel,
      * leave the stack's default */
     { "torchtitan", "", "", 8, "1", "no gradient accumulation", 8,
       "grad_accum not stated: the torchtitan stack's default 1" },
     { "torchtitan", "", "", 8, "1", "gradient_accumulation_fusion on", 8,
+      "grad_accum not stated: the torchtitan stack's default 1" },
+    /* accumulation named with no count of it (its dtype), a negative global batch (the
+     * default -1), a count said of another row, and the first factor of a product leave
+     * the default (a rule that refused a mention without a count skipped the first
+     * three; the last read 2, and -1 read 1) */
+    { "torchtitan", "", "", 8, "1", "FP32 gradient accumulation (main grads)", 8,
+      "grad_accum not stated: the torchtitan stack's default 1" },
+    { "torchtitan", "", "", 8, "1", "global_batch_size=-1 (torchtitan default)", 8,
+      "grad_accum not stated: the torchtitan stack's default 1" },
+    { "torchtitan", "", "", 8, "1", "gradient_accumulation_steps=1 here; row 5 used GAS=4", 8,
+      "grad_accum not stated: the torchtitan stack's default 1" },
+    { "torchtitan", "", "", 8, "1", "Row 3 used a global batch of 512.", 8,
       "grad_accum not stated: the torchtitan stack's default 1" },
   };
   for (guint i = 0; i < G_N_ELEMENTS (rows); i++)
@@ -3323,6 +3342,10 @@ test_zero_bubble_named (void)
     "ZB 2p", "ZB 1p", "V-ZB", "V-Half", "V-Min",
     /* read so before */
     "ZB-H1", "zero bubble", "ZBV",
+    /* prose that names 1F1B or "none" before the zero-bubble schedule the row ran, outside
+     * a bracket (a rule that took any earlier schedule as the run's read them 1F1B) */
+    "Megatron 1F1B replaced by ZB-2p", "instead of 1F1B, ZB-H1", "1F1B-based ZB-H1",
+    "schedule: none -> ZB-1p",
   };
   for (guint i = 0; i < G_N_ELEMENTS (cells); i++)
     {
@@ -3333,9 +3356,9 @@ test_zero_bubble_named (void)
         g_error ("'%s': %s (vpp %d), expected the zero-bubble skip", cells[i],
                  c->skip_reason != NULL ? c->skip_reason : "ready", c->plan.vpp);
     }
-  /* a zero-bubble name after another schedule, "none" or "baseline" is what the row is
-   * compared with, not what it ran: these are the 1F1B rows of a paper's comparison, and
-   * were skipped as zero-bubble */
+  /* a zero-bubble name in a bracket after another schedule, "none" or "baseline" is what
+   * the row is compared with, not what it ran: these are the 1F1B rows of a paper's
+   * comparison, and were skipped as zero-bubble */
   static const char *const plain[] = { "1F1B (baseline for ZB-2p)", "none (ZB-2p in row 9)",
                                        "baseline (ZB-H1 in the next row)" };
   for (guint i = 0; i < G_N_ELEMENTS (plain); i++)
@@ -4406,14 +4429,16 @@ test_fsdp_float8_all_gather (void)
     { "float8 tensorwise, all-gather in float8", "", TRUE },
     { "float8 tensorwise (float8 weight all-gather)", "", TRUE },
     { "fp8 tensorwise, FP8 FSDP all-gather", "", TRUE },
-    /* a precision cell that names both a bf16 and a float8 all-gather: the bf16 one
-     * (read as float8); and a rowwise recipe gathers bf16 whatever a cell says
-     * (torchao's Float8LinearConfig asserts enable_fsdp_float8_all_gather only with a
-     * tensorwise-scaled weight), "fp8 rowwise; float8 all-gather is tensorwise-only"
-     * read as float8 */
+    /* a rowwise recipe gathers bf16 whatever a cell says (torchao's Float8LinearConfig
+     * asserts enable_fsdp_float8_all_gather only with a tensorwise-scaled weight), "fp8
+     * rowwise; float8 all-gather is tensorwise-only" read as float8 */
     { "fp8 rowwise (bf16 all-gather; float8 all-gather only with tensorwise)", "", FALSE },
     { "fp8 rowwise; float8 all-gather is tensorwise-only", "", FALSE },
     { "fp8 rowwise", "FSDP2 with float8 all-gather", FALSE },
+    /* a bf16 all-gather named beside the run's float8 one as a comparison: float8 (a
+     * rule that read the precision cell's bf16 one as the run's read these off) */
+    { "fp8 tensorwise with float8 all-gather (vs bf16 all-gather)", "", TRUE },
+    { "fp8 tensorwise, float8 all-gather (2% faster than bf16 all-gather)", "", TRUE },
   };
   for (guint i = 0; i < G_N_ELEMENTS (rows); i++)
     {
@@ -4492,6 +4517,11 @@ test_torchao_recipe_names (void)
     /* the recipe named first, the other said of another row (read as rowwise, the
      * recipe list's order) */
     { "tensorwise; rowwise in row 7", FW_SCALING_CURRENT, FALSE },
+    /* ... also beside an fp8 word (read as rowwise), and comms named otherwise than as
+     * quantized leave the recipe (refused as not recognised) */
+    { "fp8 tensorwise (rowwise in row 7)", FW_SCALING_CURRENT, FALSE },
+    { "rowwise (compute-communication overlap on)", FW_SCALING_ROWWISE, FALSE },
+    { "tensorwise, async TP comms overlap", FW_SCALING_CURRENT, FALSE },
   };
   for (guint i = 0; i < G_N_ELEMENTS (fp8); i++)
     {
