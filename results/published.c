@@ -3177,7 +3177,17 @@ int_expression (const char *q)
       const char *r = o + (op == 'd' ? 2 : 1);
       while (*r == ' ')
         r++;
+      char *r_end = NULL;
       if (g_ascii_isdigit (*r))
+        g_ascii_strtoll (r, &r_end, 10);
+      /* a count of something after the operator ("num_replicas=4 * 8 GPUs": 4 replicas
+       * of 8 GPUs) is no operand: the first number alone */
+      const char *u = r_end;
+      while (u != NULL && *u == ' ')
+        u++;
+      if (u != NULL && g_ascii_isalpha (*u))
+        r_end = NULL;
+      if (r_end != NULL)
         {
           const gint64 b = g_ascii_strtoll (r, NULL, 10);
           if ((op != '*' && b == 0) || (op == '/' && a % b != 0))
@@ -3862,55 +3872,87 @@ offload_affirmed_after (const char *e)
   return FALSE;
 }
 
+/* Whether the clause of the offload mention at `p` in `low` (back to a '(', ';' or ',' and
+ * on to a ')', ';' or ',') is about another row, configuration or table: "offload on for
+ * the 70B row", "offload to CPU only in the 175B config", "(offload: true in row 7)",
+ * "offloading on in the appendix runs", "(vs. offload to NVMe in Table 5)" */
+static gboolean
+offload_clause_elsewhere (const char *low, const char *p)
+{
+  const char *b = p, *e = p;
+  while (b > low && strchr ("(;,", b[-1]) == NULL)
+    b--;
+  while (*e != '\0' && strchr (");,", *e) == NULL)
+    e++;
+  g_autofree char *clause = g_strndup (b, (gsize) (e - b));
+  static const char *const words[] = { " row", "config", "only for", "only in", "for the ",
+                                       "appendix", "table", "vs", "versus", "other run",
+                                       "other model", "runs", NULL };
+  return contains_any_ci (clause, words);
+}
+
 static gboolean
 offload_said_off (const char *t)
 {
   static const char *const quals[] = { "cpu", "gpu", "host", "activation", "activations" };
   g_autofree char *low = g_ascii_strdown (t, -1);
-  const gboolean negated_somewhere = offload_negated (t);
-  gboolean any = FALSE;
-  for (const char *p = strstr (low, "offload"); p != NULL; p = strstr (p + 7, "offload"))
+  /* two passes: the first finds whether any mention is said off (negated_somewhere), the
+   * second decides */
+  gboolean negated_somewhere = offload_negated (t);
+  for (int pass = negated_somewhere ? 1 : 0; pass < 2; pass++)
     {
-      if (p > low && g_ascii_isalnum (p[-1]))
-        continue;
-      const char *e = p + 7;
-      while (g_ascii_isalpha (*e))
-        e++;   /* "offloading", "offloaded" */
-      const char *m = p;
-      for (gboolean more = TRUE; more;)
+      gboolean any = FALSE;
+      for (const char *p = strstr (low, "offload"); p != NULL; p = strstr (p + 7, "offload"))
         {
-          more = FALSE;
-          const char *b = m;
-          while (b > low && (b[-1] == ' ' || b[-1] == '-' || b[-1] == '_'))
-            b--;
-          for (guint i = 0; i < G_N_ELEMENTS (quals) && !more; i++)
+          if (p > low && g_ascii_isalnum (p[-1]))
+            continue;
+          const char *e = p + 7;
+          while (g_ascii_isalpha (*e))
+            e++;   /* "offloading", "offloaded" */
+          const char *m = p;
+          for (gboolean more = TRUE; more;)
             {
-              const gsize n = strlen (quals[i]);
-              if ((gsize) (b - low) >= n && strncmp (b - n, quals[i], n) == 0
-                  && (b - low == (gssize) n || !g_ascii_isalnum (b[-(gssize) n - 1])))
+              more = FALSE;
+              const char *b = m;
+              while (b > low && (b[-1] == ' ' || b[-1] == '-' || b[-1] == '_'))
+                b--;
+              for (guint i = 0; i < G_N_ELEMENTS (quals) && !more; i++)
                 {
-                  m = b - n;
-                  more = TRUE;
+                  const gsize n = strlen (quals[i]);
+                  if ((gsize) (b - low) >= n && strncmp (b - n, quals[i], n) == 0
+                      && (b - low == (gssize) n || !g_ascii_isalnum (b[-(gssize) n - 1])))
+                    {
+                      m = b - n;
+                      more = TRUE;
+                    }
                 }
             }
+          any = TRUE;
+          /* offload_negated's forms at this mention: those before it ("no cpu offload") are
+           * negated_before's, past the "cpu" above; those after it ("offload: no", "offload
+           * disabled") are read in this mention's clause, up to a ',', ';' or ')' */
+          const gsize clause = strcspn (p, ",;)");
+          g_autofree char *own = g_strndup (p, clause);
+          const gboolean off = offload_negated (own) || mention_off (low, m, (gsize) (e - m), NULL)
+                               || negated_before (low, m) || negated_after (e);
+          /* where the text says offloading off somewhere (offload_negated), another mention
+           * turns it on only where it says so itself ("optimizer offload disabled, param
+           * offload to CPU"); a mention that reports a trial, a reason or another row
+           * ("no offload; offloading was 2x slower", "no CPU offload (offload tested in row
+           * 12)") leaves it off, as the whole cell read before */
+          if (pass == 0)
+            {
+              negated_somewhere |= off;
+              continue;
+            }
+          if (!off && (!negated_somewhere
+                       || (offload_affirmed_after (e) && !offload_clause_elsewhere (low, p))))
+            return FALSE;
         }
-      any = TRUE;
-      /* offload_negated's forms at this mention: those before it ("no cpu offload") are
-       * negated_before's, past the "cpu" above; those after it ("offload: no", "offload
-       * disabled") are read in this mention's clause, up to a ',', ';' or ')' */
-      const gsize clause = strcspn (p, ",;)");
-      g_autofree char *own = g_strndup (p, clause);
-      const gboolean off = offload_negated (own) || mention_off (low, m, (gsize) (e - m), NULL)
-                           || negated_before (low, m) || negated_after (e);
-      /* where the text says offloading off somewhere (offload_negated), another mention
-       * turns it on only where it says so itself ("optimizer offload disabled, param
-       * offload to CPU"); a mention that reports a trial, a reason or another row
-       * ("no offload; offloading was 2x slower", "no CPU offload (offload tested in row
-       * 12)") leaves it off, as the whole cell read before */
-      if (!off && (!negated_somewhere || offload_affirmed_after (e)))
-        return FALSE;
+      if (pass == 1)
+        return any;
     }
-  return any;
+  return FALSE;
 }
 
 /* Whether `t` names ZeRO-Infinity only to say it off: every "infinity" (with a "ZeRO-" /
@@ -4038,12 +4080,11 @@ map_sharding (ResPublishedCase *c, const char *text, const char *framework, cons
       /* -R: R replicas, the caller divides; 0 (none stated, "mics_shard_size=8" read as a
        * shard): a group of GPUs the text states ("MiCS: parameters sharded across 128
        * GPUs", which took one server's 8), else one server, the caller's */
-      *hsdp_shard = hsdp_shard_size_in (no_z2);
-      if (*hsdp_shard == 0)
-        *group_gpus = shard_gpus_in (no_z2);
+      *hsdp_shard = 0;
       /* a shard group of whole nodes ("HSDP (sharding within 2 nodes)", "2-node shard
-       * groups"): the nodes' GPUs (it took one server's) */
-      if (*hsdp_shard == 0 && *group_gpus == 0 && c->cluster != NULL)
+       * groups", "shard within 4 nodes of 8 GPUs"): the nodes' GPUs (it took one
+       * server's, or the first number after "hsdp"); read before the other forms */
+      if (c->cluster != NULL)
         {
           g_autofree char *low = g_ascii_strdown (no_z2, -1);
           int nodes = count_after_word (low, "within");
@@ -4068,6 +4109,12 @@ map_sharding (ResPublishedCase *c, const char *text, const char *framework, cons
             nodes = count_before_word (low, " node shard");
           if (nodes > 0)
             *group_gpus = nodes * (int) c->cluster->levels[0].count;
+        }
+      if (*group_gpus == 0)
+        {
+          *hsdp_shard = hsdp_shard_size_in (no_z2);
+          if (*hsdp_shard == 0)
+            *group_gpus = shard_gpus_in (no_z2);
         }
     }
   else if (hsdp_in_words (t) >= 0)
@@ -6422,8 +6469,9 @@ names_async_tp (const char *text)
   if (text == NULL || *text == '\0')
     return FALSE;
   g_autofree char *low = g_ascii_strdown (text, -1);
-  static const char *const words[] = { "asynctp", "async tp", "async-tp",
-                                       "async tensor parallel", "async_tensor_parallel" };
+  static const char *const words[] = { "asynctp", "async tp", "async-tp", "async_tp",
+                                       "async tensor parallel", "async_tensor_parallel",
+                                       "asynchronous tp", "asynchronous tensor parallel" };
   for (guint i = 0; i < G_N_ELEMENTS (words); i++)
     {
       gsize n = strlen (words[i]);
@@ -6438,8 +6486,24 @@ names_async_tp (const char *text)
             m++;
           if (m > n && words[i][n - 1] == 'p')
             continue;   /* "async tpu" is no async TP */
+          /* a bracket right after the mention ("async TP (enable_async_tensor_parallel)
+           * was off"): the verdict after it */
+          const char *after = p + m;
+          if (*after == ' ' && after[1] == '(')
+            after++;
+          if (*after == '(' && strchr (after, ')') != NULL)
+            after = strchr (after, ')') + 1;
+          /* ... or the mention inside that bracket: the verdict after its close */
+          else
+            {
+              const char *open = NULL;
+              for (const char *q = low; q < p; q++)
+                open = *q == '(' ? q : *q == ')' ? NULL : open;
+              if (open != NULL && strchr (p + m, ')') != NULL)
+                after = strchr (p + m, ')') + 1;
+            }
           if (!mention_off (low, p, m, NULL) && !negated_before (low, p)
-              && !negated_after (p + m))
+              && !negated_after (p + m) && !negated_after (after))
             return TRUE;
         }
     }

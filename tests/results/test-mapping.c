@@ -445,6 +445,14 @@ test_sharding (void)
     { "ZeRO-3, offload: none (offload_param would need NVMe)", "DeepSpeed", 1,
       PLAN_SHARD_ZERO3 },
     { "ZeRO-2 without offload, unlike ZeRO-Offload", "DeepSpeed", 1, PLAN_SHARD_ZERO2 },
+    /* ... or says it on only for another row, configuration or table (each skipped as
+     * offloading) */
+    { "ZeRO-3 (offload disabled; offload on for the 70B row)", "DeepSpeed", 1,
+      PLAN_SHARD_ZERO3 },
+    { "ZeRO-3, no CPU offload; offload to CPU only in the 175B config", "DeepSpeed", 1,
+      PLAN_SHARD_ZERO3 },
+    { "ZeRO-3 w/o offload (offload: true in row 7)", "DeepSpeed", 1, PLAN_SHARD_ZERO3 },
+    { "ZeRO-3, no offload (vs. offload to NVMe in Table 5)", "DeepSpeed", 1, PLAN_SHARD_ZERO3 },
     { "FSDP FULL_SHARD (ZeRO-3)", "Composer/llm-foundry", 1, PLAN_SHARD_ZERO3 },
     { "FSDP2 (full shard)", "torchtitan", 1, PLAN_SHARD_ZERO3 },
     /* torchtitan's FSDP2 keeps parameters unsharded across micro-batches under PP */
@@ -602,6 +610,13 @@ test_sharding (void)
     { "HSDP (2-node shard groups)", 16 },
     /* ... and not a count of GPUs: "within 32 GPUs" is shard_gpus_in's, 32 */
     { "HSDP (sharded within 32 GPUs)", 32 },
+    /* whole nodes outside a bracket too, before the first number after "hsdp" (these
+     * read 2 and 4): 2 x 8 = 16, 4 x 8 = 32 */
+    { "HSDP sharded within 2 nodes", 16 },
+    { "HSDP, shard within 4 nodes of 8 GPUs", 32 },
+    /* a count of GPUs after the operator is no operand: 4 replicas of 8 GPUs, groups of
+     * 64 / 4 = 16 (read as 32 replicas, groups of 2) */
+    { "HSDP, num_replicas=4 * 8 GPUs", 16 },
   };
   for (guint i = 0; i < G_N_ELEMENTS (hs); i++)
     {
@@ -4597,6 +4612,8 @@ test_async_tp_compile (void)
     { "torchtitan (FSDP2 + TP, Async Tensor Parallel)", "", TRUE },
     { "torchtitan (FSDP2 + TP, async-TP)", "", TRUE },
     { "torchtitan (FSDP2 + TP, enable_async_tensor_parallel=True)", "", TRUE },
+    { "torchtitan (FSDP2 + TP, Asynchronous TP enabled)", "", TRUE },
+    { "torchtitan (FSDP2 + TP, async_tp: true)", "", TRUE },
     /* "not compiled" said of a baseline or of another row says nothing of this run
      * (names_compile_off, sentence_about_other_row): both were refused "async TP needs
      * a compiled model" */
@@ -4623,6 +4640,8 @@ test_async_tp_compile (void)
     { "torchtitan (FSDP2 + TP, AsyncTP: False)", "" },
     { "torchtitan (FSDP2 + TP, enable_async_tensor_parallel=False)", "" },
     { "torchtitan (FSDP2 + TP)", "async TP was not enabled" },
+    /* the verdict after a bracket (read as on) */
+    { "torchtitan (FSDP2 + TP)", "async TP (enable_async_tensor_parallel) was off" },
   };
   for (guint i = 0; i < G_N_ELEMENTS (said_off); i++)
     {
