@@ -3094,6 +3094,36 @@ test_batch_accumulation_stated (void)
     }
 }
 
+/* Megatron-Core's count with its s x s term said halved for causal masks is the causal
+ * variant (convention 4 of published-runs.md), not the non-causal count it read as: a
+ * row measured by TFLOP/s then measured a step as much longer as the non-causal count is
+ * larger. The same cell without "causal" keeps Megatron-Core's own count. 16 H100s, seq
+ * 4,096 (attention a large share, so the two counts differ). */
+static void
+test_mcore_causal_convention (void)
+{
+  static const char *const conv[] = {
+    "Megatron-Core num_floating_point_operations (2025 MoE-aware form: attention with the "
+    "s x s term halved for causal masks + logits)",
+    "Megatron-Core num_floating_point_operations",
+  };
+  ResPublishedCase *c[2];
+  for (guint i = 0; i < 2; i++)
+    {
+      g_autofree char *text = g_strdup_printf (
+        "row_id,model,gpu_type,n_gpus,n_layers,hidden,n_heads,vocab,seq_len,tp,pp,"
+        "global_batch,tflops_per_gpu,flops_convention\n1,GPT,H100-SXM-80GB,16,16,1024,16,"
+        "16384,4096,1,1,64,400,\"%s\"\n", conv[i]);
+      c[i] = case_of (text);
+      g_assert_true (c[i]->ready);
+    }
+  g_assert_cmpint (c[0]->convention, ==, MODEL_FLOPS_CAUSAL);
+  g_assert_cmpint (c[1]->convention, ==, MODEL_FLOPS_MCORE);
+  g_assert_cmpfloat (c[0]->measured_step_s, <, c[1]->measured_step_s);
+  res_published_case_free (c[0]);
+  res_published_case_free (c[1]);
+}
+
 /* torch.compile on plain PyTorch FSDP: the pytorch-fsdp stack offers it (compile
  * "optional"), so a row that says so runs compiled; it was ignored, the row predicted
  * eager (an audit's 175B on 360 H200: +20.5% against +6.2% read as torchtitan's) */
@@ -5433,6 +5463,7 @@ main (int argc, char **argv)
   g_test_add_func ("/results/mapping/fsdp-float8-all-gather", test_fsdp_float8_all_gather);
   g_test_add_func ("/results/mapping/fsdp-all-gather-said-off", test_fsdp_all_gather_said_off);
   g_test_add_func ("/results/mapping/torchao-recipe-names", test_torchao_recipe_names);
+  g_test_add_func ("/results/mapping/mcore-causal-convention", test_mcore_causal_convention);
   g_test_add_func ("/results/mapping/async-tp-compile", test_async_tp_compile);
   g_test_add_func ("/results/mapping/cp-comm-default", test_cp_comm_default);
   g_test_add_func ("/results/mapping/cross-entropy-impl", test_cross_entropy_impl);
