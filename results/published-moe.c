@@ -692,14 +692,41 @@ res_pub_moe_layer_split (guint64 layers, guint64 chunks, int *first, int *last)
 gboolean
 res_pub_moe_recompute (const char *cell, Plan *plan, char **why)
 {
-  const char *m = cell != NULL ? strstr (cell, "modules:") : NULL;
+  /* "modules: a, b", or Megatron's own flag as a run's command quotes it
+   * ("--recompute-modules mlp moe_act", "--recompute-modules=mlp,moe_act",
+   * "recompute_modules: [mlp, moe_act]"): the list runs to a ')', ';', ']' or the next
+   * "--" flag (the flag forms read as no modules at all, the row's recompute none) */
+  static const char *const keys[] = { "modules:", "--recompute-modules", "recompute_modules",
+                                      "recompute-modules" };
+  const char *m = NULL;
+  gsize key = 0;
+  for (guint i = 0; cell != NULL && i < G_N_ELEMENTS (keys) && m == NULL; i++)
+    if ((m = strstr (cell, keys[i])) != NULL)
+      key = strlen (keys[i]);
   *why = NULL;
   if (m == NULL)
     return TRUE;
-  g_autofree char *list = g_strdup (m + strlen ("modules:"));
-  char *end = strchr (list, ')');
-  if (end != NULL)
-    *end = '\0';
+  const char *from = m + key;
+  while (*from == ' ' || *from == '=' || *from == ':' || *from == '[')
+    from++;
+  g_autofree char *list = g_strdup (from);
+  for (char *e = list; *e != '\0'; e++)
+    if (*e == ')' || *e == ';' || *e == ']' || (e[0] == '-' && e[1] == '-'))
+      {
+        *e = '\0';
+        break;
+      }
+  /* "up_proj": the MLA up-projection, Megatron's mla_up_proj (NVIDIA's DeepSeek-V3
+   * GB200 write-up spells it so) */
+  g_auto (GStrv) names = g_strsplit_set (list, ", ", -1);
+  for (guint i = 0; names[i] != NULL; i++)
+    if (g_str_equal (names[i], "up_proj"))
+      {
+        g_free (names[i]);
+        names[i] = g_strdup ("mla_up_proj");
+      }
+  g_free (list);
+  list = g_strjoinv (",", names);
   g_autoptr (GError) error = NULL;
   if (!plan_recompute_modules_parse (list, plan, &error))
     {

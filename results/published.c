@@ -5491,8 +5491,12 @@ map_recompute_as (ResPublishedCase *c, const char *text, const char *whole, cons
   else if (starts_with_ci (t, "selective") && is_op_level (t))
     /* torchtitan's op-level selective AC (selective_ac_option = "op") */
     *out = PLAN_RECOMPUTE_SELECTIVE_OP;
-  else if (starts_with_ci (t, "selective") && contains_ci (t, "modules")
-           && !contains_ci (t, "core_attn"))
+  else if ((starts_with_ci (t, "selective") && contains_ci (t, "modules")
+            && !contains_ci (t, "core_attn"))
+           /* Megatron's flag alone ("--recompute-modules mlp moe_act"; it was not
+            * recognised) */
+           || ((contains_ci (t, "recompute-modules") || contains_ci (t, "recompute_modules"))
+               && !contains_ci (t, "core_attn")))
     /* Megatron-Core's --recompute-modules without core_attn (its default): the attention
      * core is not recomputed; the modules that are (layernorm, moe_act, mla_up_proj, mlp,
      * moe, shared_experts) are read by res_pub_moe_recompute (map_plan), for dense rows as

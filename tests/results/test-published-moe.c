@@ -851,6 +851,14 @@ test_recompute_modules (void)
       PLAN_MOE_RECOMPUTE_MLP | PLAN_MOE_RECOMPUTE_SHARED },
     { "selective", PLAN_RECOMPUTE_SELECTIVE, 0 },
     { "full", PLAN_RECOMPUTE_FULL, 0 },
+    /* Megatron's flag as a run's command quotes it: the same modules (the first read as
+     * none with no modules, the bare flags were refused as not recognised) */
+    { "selective (--recompute-modules moe_act layernorm)", PLAN_RECOMPUTE_NONE,
+      PLAN_MOE_RECOMPUTE_LAYERNORM | PLAN_MOE_RECOMPUTE_ACT },
+    { "--recompute-modules mlp moe_act", PLAN_RECOMPUTE_NONE,
+      PLAN_MOE_RECOMPUTE_MLP | PLAN_MOE_RECOMPUTE_ACT },
+    { "--recompute-granularity selective --recompute-modules=layernorm,moe_act",
+      PLAN_RECOMPUTE_NONE, PLAN_MOE_RECOMPUTE_LAYERNORM | PLAN_MOE_RECOMPUTE_ACT },
   };
   for (guint i = 0; i < G_N_ELEMENTS (rows); i++)
     {
@@ -866,6 +874,11 @@ test_recompute_modules (void)
   g_assert_false (mla->ready);
   g_assert_nonnull (strstr (mla->skip_reason, "--recompute-modules mla_up_proj: 'GPT' has no "
                                               "multi-head latent attention"));
+  /* "up_proj" in the flag is MLA's up-projection, mla_up_proj: the same skip on this
+   * GQA model (it was dropped, the row read as no recompute) */
+  g_autoptr (ResPublishedCase) up = recompute_row ("selective (--recompute-modules mlp up_proj)");
+  g_assert_false (up->ready);
+  g_assert_nonnull (strstr (up->skip_reason, "--recompute-modules mla_up_proj"));
   /* a name Megatron-Core does not have skips the row, naming it */
   g_autoptr (ResPublishedCase) bad = recompute_row ("selective (modules: layernorm, norms)");
   g_assert_false (bad->ready);
