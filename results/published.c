@@ -2578,14 +2578,14 @@ names_mfu (const char *cell)
 
 /* A flops_convention cell that says its formula is not given ("formula not printed", "not
  * published", "not given on the page", "not shown", "not specified", "not provided", "not
- * disclosed"): no count of its own (the NeMo long-sequence tables' "NeMo model TFLOPS /
+ * disclosed", "convention not stated on the page"): no count of its own (the NeMo long-sequence tables' "NeMo model TFLOPS /
  * GPU (formula not given on the page)" was skipped, audit of 7 Dec) */
 static gboolean
 conv_not_given (const char *cell)
 {
   static const char *const words[] = { "not printed", "not published", "not given",
                                        "not shown", "not specified", "not provided",
-                                       "not disclosed" };
+                                       "not disclosed", "not stated" };
   for (guint i = 0; i < G_N_ELEMENTS (words); i++)
     if (contains_ci (cell, words[i]))
       return TRUE;
@@ -3783,6 +3783,22 @@ names_torch_ddp (const char *t)
   return FALSE;
 }
 
+/* Whether `t` gives FSDP a count of exactly 1 ("FSDP 1", "fsdp=1", "FSDP: 1") */
+static gboolean
+fsdp_count_one (const char *t)
+{
+  g_autofree char *low = g_ascii_strdown (t, -1);
+  for (const char *p = strstr (low, "fsdp"); p != NULL; p = strstr (p + 4, "fsdp"))
+    {
+      const char *q = p + 4;
+      while (*q == ' ' || *q == '=' || *q == ':')
+        q++;
+      if (q > p + 4 && q[0] == '1' && !g_ascii_isdigit (q[1]) && q[1] != '.')
+        return TRUE;
+    }
+  return FALSE;
+}
+
 /* Beside FSDP said off, the cell says there is no sharding at all: "no FSDP (data
  * parallel only)", "no FSDP, pure DP", "no FSDP; optimizer not sharded", "no FSDP,
  * replicated" (these read the stack's zero1) */
@@ -4205,6 +4221,12 @@ map_sharding (ResPublishedCase *c, const char *text, const char *framework, cons
            || zero_stage_in (t) == 2
            || contains_ci (t, "shards optimizer+grads") || contains_ci (t, "SHARD_GRAD_OP"))
     *out = PLAN_SHARD_ZERO2;
+  else if (says_unsharded (t) && fsdp_count_one (t))
+    /* an FSDP axis of 1 beside words that say no sharding ("DP 64, FSDP 1 (pure data
+     * parallel)", JAX-Toolbox's Pax tables: a mesh with an fsdp axis of size 1): a shard
+     * group of one, plain data parallelism (it read zero3). NVIDIA's tables' "FSDP 1"
+     * alone is their FSDP switch, on. */
+    *out = PLAN_SHARD_NONE;
   else if (contains_ci (t, "ZeRO-3") || contains_ci (t, "ZeRO3") || stage_n_in (t) == 3
            || zero_stage_in (t) == 3
            || contains_ci (t, "FSDP") || contains_ci (t, "full shard")
@@ -4551,7 +4573,9 @@ recompute_label (const char *t)
   /* Megatron's flag, with or without its dashes, and a space also before the value:
    * "--recompute-granularity full", "recompute_granularity: selective" */
   static const char *const flags[] = { "--recompute-granularity", "recompute-granularity",
-                                       "recompute_granularity", "recompute granularity" };
+                                       "recompute_granularity", "recompute granularity",
+                                       /* NeMo 1's yaml key */
+                                       "activations_checkpoint_granularity" };
   for (guint i = 0; i < G_N_ELEMENTS (flags); i++)
     if (starts_with_ci (t, flags[i]))
       {
@@ -4964,9 +4988,26 @@ static const struct { const char *name; int kind; const char *why; } remat_polic
   { "checkpoint_dots", PLAN_RECOMPUTE_SELECTIVE,
     "JAX policy checkpoint_dots: matmul outputs kept, element-wise ops recomputed, selective "
     "the nearest" },
+  /* Pax's (praxis AutodiffCheckpointType, CHECKPOINT_POLICY): SAVE_DOT_WITH_NO_BATCH_DIM
+   * is jax's checkpoint_dots_with_no_batch_dims, SAVE_DOT_ONLY checkpoint_dots,
+   * SAVE_QKV_OUT_PROJ the attention projections only (JAX-Toolbox's Pax tables; these
+   * were refused as not recognised) */
+  { "save_dot_with_no_batch_dims", PLAN_RECOMPUTE_SELECTIVE,
+    "Pax policy SAVE_DOT_WITH_NO_BATCH_DIM (jax checkpoint_dots_with_no_batch_dims): "
+    "projections kept, attention core recomputed, selective the nearest" },
+  { "save_dot_with_no_batch_dim", PLAN_RECOMPUTE_SELECTIVE,
+    "Pax policy SAVE_DOT_WITH_NO_BATCH_DIM (jax checkpoint_dots_with_no_batch_dims): "
+    "projections kept, attention core recomputed, selective the nearest" },
+  { "save_dot_only", PLAN_RECOMPUTE_SELECTIVE,
+    "Pax policy SAVE_DOT_ONLY (jax checkpoint_dots): matmul outputs kept, element-wise ops "
+    "recomputed, selective the nearest" },
+  { "save_qkv_out_proj", PLAN_RECOMPUTE_FULL,
+    "Pax policy SAVE_QKV_OUT_PROJ: all but the attention projections recomputed, full the "
+    "nearest" },
   { "nothing_saveable", PLAN_RECOMPUTE_FULL, NULL },
   { "save_nothing", PLAN_RECOMPUTE_FULL, NULL },
   { "everything_saveable", PLAN_RECOMPUTE_NONE, NULL },
+  { "save_everything", PLAN_RECOMPUTE_NONE, NULL },
 };
 
 /* The remat policy a recompute cell names (remat_policies): its index, -1 for none,
@@ -5504,7 +5545,10 @@ map_recompute_as (ResPublishedCase *c, const char *text, const char *whole, cons
     *out = PLAN_RECOMPUTE_NONE;
   else if (starts_with_ci (t, "selective"))
     *out = PLAN_RECOMPUTE_SELECTIVE;
-  else if (starts_with_ci (t, "none") || starts_with_ci (t, "no") || recompute_off (t))
+  else if (starts_with_ci (t, "none") || starts_with_ci (t, "no") || recompute_off (t)
+           /* a yaml null ("activations_checkpoint_granularity: null", NeMo's launcher
+            * configs: no checkpointing; it was not recognised) */
+           || (starts_with_ci (t, "null") && !g_ascii_isalnum (t[4])))
     *out = PLAN_RECOMPUTE_NONE;
   else if (contains_ci (t, "core_attn") || contains_ci (t, "core attention"))
     /* Megatron-Core's --recompute-modules core_attn ("core_attn", "--recompute-modules

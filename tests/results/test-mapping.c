@@ -367,6 +367,9 @@ test_sharding (void)
     { "no FSDP; optimizer not sharded", "Megatron-Core r0.8.0", 1, PLAN_SHARD_NONE },
     { "no FSDP; optimizer not sharded", "Megatron-DeepSpeed", 1, PLAN_SHARD_NONE },
     { "no FSDP, replicated", "NeMo 24.07", 1, PLAN_SHARD_NONE },
+    /* an FSDP axis of 1 beside words that say no sharding (Pax's mesh): none (read as
+     * zero3); NVIDIA's "FSDP 1" alone stays its FSDP switch */
+    { "DP 64, FSDP 1 (pure data parallel)", "Paxml", 1, PLAN_SHARD_NONE },
     /* FSDP's FULL_SHARD mode said off is the mode off, not FSDP: none, as before FSDP said
      * off took the stack's default (these read zero1) */
     { "not full shard", "NeMo 24.07", 1, PLAN_SHARD_NONE },
@@ -2381,6 +2384,16 @@ test_recompute (void)
     { "remat_policy=minimal_flash", PLAN_RECOMPUTE_NONE },
     { "remat_policy: full", PLAN_RECOMPUTE_FULL },
     { "jax.checkpoint_policies.checkpoint_dots_with_no_batch_dims", PLAN_RECOMPUTE_SELECTIVE },
+    /* Pax's CHECKPOINT_POLICY names (praxis AutodiffCheckpointType; JAX-Toolbox's tables
+     * print them), the same JAX policies (not recognised before) */
+    { "CHECKPOINT_POLICY = SAVE_DOT_WITH_NO_BATCH_DIM", PLAN_RECOMPUTE_SELECTIVE },
+    { "save_dot_with_no_batch_dims", PLAN_RECOMPUTE_SELECTIVE },
+    { "CHECKPOINT_POLICY = SAVE_DOT_ONLY", PLAN_RECOMPUTE_SELECTIVE },
+    { "CHECKPOINT_POLICY = SAVE_QKV_OUT_PROJ", PLAN_RECOMPUTE_FULL },
+    { "CHECKPOINT_POLICY = SAVE_EVERYTHING", PLAN_RECOMPUTE_NONE },
+    /* NeMo 1's yaml key, and its null: no checkpointing (not recognised) */
+    { "activations_checkpoint_granularity: null", PLAN_RECOMPUTE_NONE },
+    { "activations_checkpoint_granularity: selective", PLAN_RECOMPUTE_SELECTIVE },
     { "full (MaxText remat_policy save_qkv_proj: only the query/key/value projection outputs "
       "are saved, the rest of each layer is recomputed; full is the nearest the mapping has)",
       PLAN_RECOMPUTE_FULL },

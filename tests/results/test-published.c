@@ -278,7 +278,7 @@ test_map_gpt_megatron96 (void)
 /* A TFLOP/s row that states no FLOP convention is read in the count of the framework it
  * names (the stack's tflops_convention): on Megatron-Core, Megatron-Core's
  * num_floating_point_operations, the same step as the row that names that count; "formula
- * not printed" alike. Skipped as before: a framework tandem has no stack for, 2021's
+ * not printed" and "convention not stated" alike. Skipped as before: a framework tandem has no stack for, 2021's
  * Megatron-LM (whose papers' count depends on the recompute), a text that names some other
  * count ("our own count", "HFU ..., formula not printed"). */
 static void
@@ -297,13 +297,17 @@ test_map_convention_from_stack (void)
     "6,GPT 1B,A100-SXM-80GB,8,16,1024,16,16384,1024,2,2,2,2,64,full,fp16,Megatron-Core,100,"
     "\"HFU (hardware FLOPs incl. recompute), formula not printed\"\n"
     "7,GPT 1B,A100-SXM-80GB,8,16,1024,16,16384,1024,2,2,2,2,64,full,fp16,Megatron-Core,100,"
-    "Megatron-Core num_floating_point_operations\n";
+    "Megatron-Core num_floating_point_operations\n"
+    "8,GPT 1B,A100-SXM-80GB,8,16,1024,16,16384,1024,2,2,2,2,64,full,fp16,Megatron-Core,100,"
+    "TFLOPS / GPU (convention not stated on the page)\n";
   g_autoptr (ResCsv) csv = res_csv_parse (text, -1, "inline", NULL);
   g_assert_nonnull (csv);
   g_autoptr (ResPublishedCase) stated = case_for (csv, "7");
   g_assert_null (stated->skip_reason);
   g_assert_cmpint (stated->convention, ==, MODEL_FLOPS_MCORE);
-  static const char *const read[] = { "1", "2" };
+  /* ... and "convention not stated on the page" (NeMo's long-sequence page, an audit's
+   * row: it was skipped) */
+  static const char *const read[] = { "1", "2", "8" };
   for (guint i = 0; i < G_N_ELEMENTS (read); i++)
     {
       g_autoptr (ResPublishedCase) c = case_for (csv, read[i]);
