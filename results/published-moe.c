@@ -709,24 +709,47 @@ res_pub_moe_recompute (const char *cell, Plan *plan, char **why)
   const char *from = m + key;
   while (*from == ' ' || *from == '=' || *from == ':' || *from == '[')
     from++;
+  const gboolean flag = key != strlen ("modules:");
   g_autofree char *list = g_strdup (from);
   for (char *e = list; *e != '\0'; e++)
-    if (*e == ')' || *e == ';' || *e == ']' || (e[0] == '-' && e[1] == '-'))
+    if (*e == ')' || *e == ';' || *e == ']' || (flag && *e == '(')
+        || (e[0] == '-' && e[1] == '-'))
       {
         *e = '\0';
         break;
       }
   /* "up_proj": the MLA up-projection, Megatron's mla_up_proj (NVIDIA's DeepSeek-V3
-   * GB200 write-up spells it so) */
+   * GB200 write-up spells it so). After the flag the list is its module names up to the
+   * first word that is none ("--recompute-modules not used", "... unset", "... n/a",
+   * "... default (core_attn)", a trailing '.'): prose after a flag is no module (it
+   * refused the row); a "modules:" list keeps every name, an unknown one refused */
   g_auto (GStrv) names = g_strsplit_set (list, ", ", -1);
+  GPtrArray *kept = g_ptr_array_new ();
   for (guint i = 0; names[i] != NULL; i++)
-    if (g_str_equal (names[i], "up_proj"))
-      {
-        g_free (names[i]);
-        names[i] = g_strdup ("mla_up_proj");
-      }
+    {
+      char *n = names[i];
+      if (*n == '\0')
+        continue;
+      if (flag)
+        {
+          gsize len = strlen (n);
+          while (len > 0 && (n[len - 1] == '.' || n[len - 1] == ','))
+            n[--len] = '\0';
+        }
+      if (g_str_equal (n, "up_proj"))
+        n = (char *) "mla_up_proj";
+      if (flag)
+        {
+          Plan scratch = { 0 };
+          if (!plan_recompute_modules_parse (n, &scratch, NULL))
+            break;
+        }
+      g_ptr_array_add (kept, n);
+    }
+  g_ptr_array_add (kept, NULL);
   g_free (list);
-  list = g_strjoinv (",", names);
+  list = g_strjoinv (",", (char **) kept->pdata);
+  g_ptr_array_free (kept, TRUE);
   g_autoptr (GError) error = NULL;
   if (!plan_recompute_modules_parse (list, plan, &error))
     {

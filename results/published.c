@@ -2261,12 +2261,14 @@ convention_for (const char *text, ModelFlopConvention *out, gboolean *six_n)
            || contains_ci (text, "72 B ") || contains_ci (text, "72 x B"))
     *out = MODEL_FLOPS_MEGATRON72;
   /* Megatron-Core's count with its s x s term said halved for causal masks ("... with
-   * the s x s term halved for causal masks", the newer NVIDIA tables' form, convention 4
+   * the s x s term halved for causal masks", the newer NVIDIA tables' form, convention 4;
+   * only so: "not halved for causal masks", "noncausal", "despite causal masking" keep
+   * the non-causal count
    * of published-runs.md): the causal variant (it read as the non-causal count, the
    * measured step of a row measured by TFLOP/s 12% long at 4K tokens, 82% at 128K) */
   else if ((contains_ci (text, "Megatron-Core") || contains_ci (text, "num_floating_point")
             || contains_ci (text, "NeMo/Megatron model FLOPs"))
-           && contains_ci (text, "causal") && !contains_ci (text, "non-causal"))
+           && contains_ci (text, "halved for causal") && !contains_ci (text, "not halved"))
     *out = MODEL_FLOPS_CAUSAL;
   else if (contains_ci (text, "Megatron-Core") || contains_ci (text, "num_floating_point")
            || contains_ci (text, "NeMo/Megatron model FLOPs"))
@@ -3185,17 +3187,7 @@ int_expression (const char *q)
       const char *r = o + (op == 'd' ? 2 : 1);
       while (*r == ' ')
         r++;
-      char *r_end = NULL;
       if (g_ascii_isdigit (*r))
-        g_ascii_strtoll (r, &r_end, 10);
-      /* a count of something after the operator ("num_replicas=4 * 8 GPUs": 4 replicas
-       * of 8 GPUs) is no operand: the first number alone */
-      const char *u = r_end;
-      while (u != NULL && *u == ' ')
-        u++;
-      if (u != NULL && g_ascii_isalpha (*u))
-        r_end = NULL;
-      if (r_end != NULL)
         {
           const gint64 b = g_ascii_strtoll (r, NULL, 10);
           if ((op != '*' && b == 0) || (op == '/' && a % b != 0))
@@ -3264,10 +3256,11 @@ count_before_word (const char *t, const char *key)
  * first number after "hsdp", "hybrid" or "shard group" ("HSDP 8x16", "hsdp:8"); 0 when
  * none. A count before "replicas" is a replica count: "HSDP, 2 replicas" on dp 128 was a
  * shard group of 2 (the first number after "hsdp"), where it is 128 / 2 = 64. */
+/* The shard group or replica count an HSDP text names by its word (hsdp_shard_size_in's
+ * first forms): "shard 16", "dp_shard=16", "replicate 4", "4 replicas"; 0 when none */
 static int
-hsdp_shard_size_in (const char *t)
+hsdp_named_count_in (const char *t)
 {
-  static const char *const keys[] = { "hsdp", "hybrid", "shard group", "shard_group" };
   g_autofree char *low = g_ascii_strdown (t, -1);
   int n = count_after_word (low, "shard");
   if (n > 0)
@@ -3277,8 +3270,17 @@ hsdp_shard_size_in (const char *t)
     n = count_after_word (low, "replica");
   if (n <= 0)
     n = count_before_word (low, "replica");
-  if (n > 0)
-    return -n;
+  return n > 0 ? -n : 0;
+}
+
+static int
+hsdp_shard_size_in (const char *t)
+{
+  static const char *const keys[] = { "hsdp", "hybrid", "shard group", "shard_group" };
+  g_autofree char *low = g_ascii_strdown (t, -1);
+  int n = hsdp_named_count_in (t);
+  if (n != 0)
+    return n;
   for (guint i = 0; i < G_N_ELEMENTS (keys); i++)
     {
       const char *p = strstr (low, keys[i]);
@@ -3783,6 +3785,19 @@ names_torch_ddp (const char *t)
   return FALSE;
 }
 
+/* Whether `t` says the run is plain data parallelism, all of it: "pure data parallel",
+ * "data parallel only", "DP only", "plain DP"; not "replicated" (of some tensors) nor
+ * "... only across nodes" (HSDP's replicas) */
+static gboolean
+says_pure_data_parallel (const char *t)
+{
+  static const char *const keys[] = { "pure data parallel", "data parallel only",
+                                      "data-parallel only", "dp only", "pure dp", "plain dp",
+                                      "plain data parallel", NULL };
+  return contains_any_ci (t, keys) && !contains_ci (t, "across nodes")
+         && !contains_ci (t, "node");
+}
+
 /* Whether `t` gives FSDP a count of exactly 1 ("FSDP 1", "fsdp=1", "FSDP: 1") */
 static gboolean
 fsdp_count_one (const char *t)
@@ -3882,6 +3897,10 @@ blank_said_off (char *text, const char *const *keys)
 static gboolean
 offload_affirmed_after (const char *e)
 {
+  /* past the key's own suffix: "offload_optimizer: true", "offload-param: cpu" */
+  if (*e == '_' || *e == '-')
+    while (*e == '_' || *e == '-' || g_ascii_isalpha (*e))
+      e++;
   while (*e == ' ' || *e == ':' || *e == '=')
     e++;
   static const char *const yes[] = { "to cpu", "to the cpu", "to nvme", "to host",
@@ -3909,10 +3928,10 @@ offload_clause_elsewhere (const char *low, const char *p)
   while (*e != '\0' && strchr (");,", *e) == NULL)
     e++;
   g_autofree char *clause = g_strndup (b, (gsize) (e - b));
-  static const char *const words[] = { " row", "config", "only for", "only in", "for the ",
-                                       "appendix", "table", "vs", "versus", "other run",
-                                       "other model", "runs", NULL };
-  return contains_any_ci (clause, words);
+  static const char *const words[] = { " row", "config", "only for", "only in", "appendix",
+                                       "table", "vs", "versus", "other model", NULL };
+  /* "as in the other runs": this row too */
+  return contains_any_ci (clause, words) && !contains_ci (clause, "as in");
 }
 
 static gboolean
@@ -4085,6 +4104,13 @@ map_sharding (ResPublishedCase *c, const char *text, const char *framework, cons
           *out = PLAN_SHARD_HSDP;
           *hsdp_shard = shard > 1 ? shard : -titan_replicate;
         }
+      /* HSDP named beside a shard degree alone ("HSDP, dp_shard=8 (one node)"): hybrid
+       * with that group (it read FSDP over every rank) */
+      else if (shard > 1 && (contains_ci (t, "HSDP") || contains_ci (t, "hybrid")))
+        {
+          *out = PLAN_SHARD_HSDP;
+          *hsdp_shard = shard;
+        }
       else if (shard != 1)
         *out = fsdp_semantics (c, t, pp);
       else
@@ -4104,17 +4130,28 @@ map_sharding (ResPublishedCase *c, const char *text, const char *framework, cons
       /* -R: R replicas, the caller divides; 0 (none stated, "mics_shard_size=8" read as a
        * shard): a group of GPUs the text states ("MiCS: parameters sharded across 128
        * GPUs", which took one server's 8), else one server, the caller's */
-      *hsdp_shard = 0;
-      /* a shard group of whole nodes ("HSDP (sharding within 2 nodes)", "2-node shard
-       * groups", "shard within 4 nodes of 8 GPUs"): the nodes' GPUs (it took one
-       * server's, or the first number after "hsdp"); read before the other forms */
-      if (c->cluster != NULL)
+      /* a shard or replica count the text names by its word first ("shard_size=8",
+       * "dp_shard=8", "4 replicas": hsdp_shard_size_in's own), then a shard group of
+       * whole nodes ("HSDP (sharding within 2 nodes)", "2-node shard groups", "shard
+       * within 4 nodes of 8 GPUs": the nodes' GPUs, where one server's or the first
+       * number after "hsdp" was taken), then hsdp_shard_size_in's first number */
+      *hsdp_shard = hsdp_named_count_in (no_z2);
+      if (*hsdp_shard == 0 && c->cluster != NULL)
         {
           g_autofree char *low = g_ascii_strdown (no_z2, -1);
           int nodes = count_after_word (low, "within");
           const char *after = NULL;
           if (nodes > 0 && (after = strstr (low, "within")) != NULL)
             {
+              /* the clause must speak of sharding, not of replicas or the job ("shard
+               * within 2 nodes", not "replicate within 2 nodes", "job fits within 4
+               * nodes") */
+              const char *cb = after;
+              while (cb > low && strchr ("(,;:", cb[-1]) == NULL)
+                cb--;
+              g_autofree char *clause = g_strndup (cb, (gsize) (after - cb));
+              if (strstr (clause, "shard") == NULL || strstr (clause, "replicat") != NULL)
+                nodes = 0;
               /* the count must name nodes: "within 2 nodes", not "within 8 GPUs" */
               const char *w = after + 6;
               while (*w == ' ')
@@ -4134,7 +4171,7 @@ map_sharding (ResPublishedCase *c, const char *text, const char *framework, cons
           if (nodes > 0)
             *group_gpus = nodes * (int) c->cluster->levels[0].count;
         }
-      if (*group_gpus == 0)
+      if (*group_gpus == 0 && *hsdp_shard == 0)
         {
           *hsdp_shard = hsdp_shard_size_in (no_z2);
           if (*hsdp_shard == 0)
@@ -4221,7 +4258,7 @@ map_sharding (ResPublishedCase *c, const char *text, const char *framework, cons
            || zero_stage_in (t) == 2
            || contains_ci (t, "shards optimizer+grads") || contains_ci (t, "SHARD_GRAD_OP"))
     *out = PLAN_SHARD_ZERO2;
-  else if (says_unsharded (t) && fsdp_count_one (t))
+  else if (fsdp_count_one (t) && says_pure_data_parallel (t))
     /* an FSDP axis of 1 beside words that say no sharding ("DP 64, FSDP 1 (pure data
      * parallel)", JAX-Toolbox's Pax tables: a mesh with an fsdp axis of size 1): a shard
      * group of one, plain data parallelism (it read zero3). NVIDIA's tables' "FSDP 1"
@@ -5295,6 +5332,9 @@ negated_after (const char *a)
         continue;   /* (a[k] is read only past a match: a may be shorter) */
       const char t = a[k];
       const gboolean ends = t == '\0' || t == '.' || t == ';' || t == ',' || t == ')';
+      /* a compound is no verdict ("off-the-shelf", "none-such") */
+      if (t == '-' && g_ascii_isalpha (a[k + 1]))
+        continue;
       if (!g_ascii_isalnum (t)
           && ((!bracket && !g_str_equal (neg[i], "no") && !g_str_equal (neg[i], "not stated"))
               || ends)
@@ -5416,6 +5456,21 @@ framework_cell (ResPublishedCase *c, const ResCsv *csv, guint row)
   return out;
 }
 
+/* Whether a cell's --recompute-modules flag is followed by a module name
+ * (res_pub_moe_recompute reads some) */
+static gboolean
+recompute_flag_names_module (const char *t)
+{
+  Plan scratch;
+  plan_init_defaults (&scratch);
+  g_autofree char *why = NULL;
+  const gboolean named = res_pub_moe_recompute (t, &scratch, &why)
+                         && (scratch.moe_recompute != 0
+                             || scratch.recompute == PLAN_RECOMPUTE_SELECTIVE);
+  plan_clear (&scratch);
+  return named;
+}
+
 static gboolean
 map_recompute_as (ResPublishedCase *c, const char *text, const char *whole, const char *notes,
                   const char *convention, gboolean said_yes, PlanRecompute *out)
@@ -5423,6 +5478,25 @@ map_recompute_as (ResPublishedCase *c, const char *text, const char *whole, cons
   g_autofree char *t = g_strstrip (g_strdup (text));
   /* skip reasons quote the whole cell as written, not the value after its label */
   g_autofree char *w = g_strstrip (g_strdup (whole));
+  /* a granularity of null or none (NeMo's yaml: "activations_checkpoint_granularity: null,
+   * activations_checkpoint_method: block, activations_checkpoint_num_layers: 8") is no
+   * recompute whatever method and count the config also carries (Megatron checks the
+   * granularity first; the layer count read full) */
+  {
+    g_autofree char *low = g_ascii_strdown (t, -1);
+    for (const char *g = strstr (low, "granularity"); g != NULL; g = strstr (g + 1, "granularity"))
+      {
+        const char *v = g + strlen ("granularity");
+        while (*v == ' ' || *v == ':' || *v == '=')
+          v++;
+        if ((g_str_has_prefix (v, "null") || g_str_has_prefix (v, "none"))
+            && !g_ascii_isalnum (v[4]) && strchr (low, ',') != NULL)
+          {
+            *out = PLAN_RECOMPUTE_NONE;
+            return TRUE;
+          }
+      }
+  }
   gboolean yes = FALSE;
   g_autofree char *q = recompute_answer_qualified (t, &yes);   /* "yes (full)" */
   /* activation offloading named and not said off (offload_said_off: "selective (w/o CPU
@@ -5534,10 +5608,11 @@ map_recompute_as (ResPublishedCase *c, const char *text, const char *whole, cons
     *out = PLAN_RECOMPUTE_SELECTIVE_OP;
   else if ((starts_with_ci (t, "selective") && contains_ci (t, "modules")
             && !contains_ci (t, "core_attn"))
-           /* Megatron's flag alone ("--recompute-modules mlp moe_act"; it was not
-            * recognised) */
+           /* Megatron's flag alone with its modules ("--recompute-modules mlp moe_act"; it
+            * was not recognised); not the flag said unused ("none (--recompute-modules
+            * unset)"), whose cell the rules below read */
            || ((contains_ci (t, "recompute-modules") || contains_ci (t, "recompute_modules"))
-               && !contains_ci (t, "core_attn")))
+               && !contains_ci (t, "core_attn") && recompute_flag_names_module (t)))
     /* Megatron-Core's --recompute-modules without core_attn (its default): the attention
      * core is not recomputed; the modules that are (layernorm, moe_act, mla_up_proj, mlp,
      * moe, shared_experts) are read by res_pub_moe_recompute (map_plan), for dense rows as
@@ -8361,9 +8436,25 @@ accumulation_stated (const char *text, gboolean notes, gint64 *ga, gint64 *gb)
           if ((*x == 'x' || *x == '*') && (x[1] == ' ' || g_ascii_isdigit (x[1])))
             continue;
         }
-        /* a sentence about another row or a baseline ("row 5 used GAS=4") */
+        /* a sentence about another row or a baseline ("row 5 used GAS=4"), unless it
+         * says this row shares it ("global batch 64, as in row 3", "(same as rows 1-4)") */
         if (notes && sentence_about_other_row (low, p))
-          continue;
+          {
+            const char *sb, *se;
+            sentence_around (low, p, &sb, &se);
+            g_autofree char *sent = g_strndup (sb, (gsize) (se - sb));
+            if (strstr (sent, "as in") == NULL && strstr (sent, "same as") == NULL)
+              continue;
+          }
+        /* a batch per GPU or device ("effective batch size 16 per GPU") is no global
+         * batch */
+        {
+          const char *x = end;
+          while (*x == ' ')
+            x++;
+          if (labels[i].global && (g_str_has_prefix (x, "per ") || *x == '/'))
+            continue;
+        }
         /* "gradient accumulation 4 steps": the unit is part of the setting */
         const char *after = end;
         while (*after == ' ')

@@ -456,6 +456,8 @@ test_sharding (void)
       PLAN_SHARD_ZERO3 },
     { "ZeRO-3 w/o offload (offload: true in row 7)", "DeepSpeed", 1, PLAN_SHARD_ZERO3 },
     { "ZeRO-3, no offload (vs. offload to NVMe in Table 5)", "DeepSpeed", 1, PLAN_SHARD_ZERO3 },
+    /* NVIDIA's "FSDP 1" beside a word about some tensors' replication stays FSDP */
+    { "FSDP 1; embeddings replicated", "NeMo 24.07", 1, PLAN_SHARD_ZERO3 },
     { "FSDP FULL_SHARD (ZeRO-3)", "Composer/llm-foundry", 1, PLAN_SHARD_ZERO3 },
     { "FSDP2 (full shard)", "torchtitan", 1, PLAN_SHARD_ZERO3 },
     /* torchtitan's FSDP2 keeps parameters unsharded across micro-batches under PP */
@@ -617,9 +619,13 @@ test_sharding (void)
      * read 2 and 4): 2 x 8 = 16, 4 x 8 = 32 */
     { "HSDP sharded within 2 nodes", 16 },
     { "HSDP, shard within 4 nodes of 8 GPUs", 32 },
-    /* a count of GPUs after the operator is no operand: 4 replicas of 8 GPUs, groups of
-     * 64 / 4 = 16 (read as 32 replicas, groups of 2) */
-    { "HSDP, num_replicas=4 * 8 GPUs", 16 },
+    /* a product of a count and its unit: 8 x 2 = 16, 2 x 8 = 16 */
+    { "HSDP (shard group = 8 * 2 nodes)", 16 },
+    { "HSDP, shard group 2 * 8 GPUs", 16 },
+    /* a shard size named by its word wins over nodes that hold the job or the replicas
+     * (the nodes, read first, gave groups of 32) */
+    { "HSDP (shard_size=8, 4 replicas), all within 4 nodes", 8 },
+    { "HSDP, dp_shard=8 (one node); job fits within 4 nodes", 8 },
   };
   for (guint i = 0; i < G_N_ELEMENTS (hs); i++)
     {
@@ -713,7 +719,15 @@ test_sharding (void)
                                       "FSDP (CPU offload)",
                                       "DeepSpeed ZeRO-3, optimizer offload disabled, param "
                                       "offload to CPU",
-                                      "ZeRO-3 (optimizer offload: cpu; no param offload)" };
+                                      "ZeRO-3 (optimizer offload: cpu; no param offload)",
+                                      /* an offload key on after another said off, and one
+                                       * on for some states or "as in the other runs"
+                                       * (each read no offloading) */
+                                      "ZeRO-3, no activation offload; offload_optimizer: true",
+                                      "ZeRO-3 (param offload off; optimizer offload on for "
+                                      "the Adam states)",
+                                      "ZeRO-3 (no param offload; optimizer offload to CPU as "
+                                      "in the other runs)" };
   for (guint i = 0; i < G_N_ELEMENTS (offl); i++)
     {
       g_autoptr (ResPublishedCase) c = row ("H100-SXM-80GB", 8, 1, offl[i], "DeepSpeed", "bf16");
@@ -2394,6 +2408,9 @@ test_recompute (void)
     /* NeMo 1's yaml key, and its null: no checkpointing (not recognised) */
     { "activations_checkpoint_granularity: null", PLAN_RECOMPUTE_NONE },
     { "activations_checkpoint_granularity: selective", PLAN_RECOMPUTE_SELECTIVE },
+    /* a null granularity beside a method and a count: none (the count read full) */
+    { "activations_checkpoint_granularity: null, activations_checkpoint_method: block, "
+      "activations_checkpoint_num_layers: 8", PLAN_RECOMPUTE_NONE },
     { "full (MaxText remat_policy save_qkv_proj: only the query/key/value projection outputs "
       "are saved, the rest of each layer is recomputed; full is the nearest the mapping has)",
       PLAN_RECOMPUTE_FULL },
@@ -3072,6 +3089,8 @@ test_batch_accumulation_stated (void)
       "grad_accum not stated: the torchtitan stack's default 1" },
     { "torchtitan", "", "", 8, "1", "gradient_accumulation_steps=1 here; row 5 used GAS=4", 8,
       "grad_accum not stated: the torchtitan stack's default 1" },
+    { "torchtitan", "", "", 8, "1", "Global batch 64, as in row 3.", 64,
+      "global batch 64 from the notes" },
     { "torchtitan", "", "", 8, "1", "Row 3 used a global batch of 512.", 8,
       "grad_accum not stated: the torchtitan stack's default 1" },
   };
@@ -3119,9 +3138,12 @@ test_mcore_causal_convention (void)
     "Megatron-Core num_floating_point_operations (2025 MoE-aware form: attention with the "
     "s x s term halved for causal masks + logits)",
     "Megatron-Core num_floating_point_operations",
+    /* the halving said not done, or "causal" otherwise: the non-causal count */
+    "Megatron-Core num_floating_point_operations (s x s term not halved for causal masks)",
+    "NeMo/Megatron model FLOPs, attention counted as full s x s despite causal masking",
   };
-  ResPublishedCase *c[2];
-  for (guint i = 0; i < 2; i++)
+  ResPublishedCase *c[4];
+  for (guint i = 0; i < 4; i++)
     {
       g_autofree char *text = g_strdup_printf (
         "row_id,model,gpu_type,n_gpus,n_layers,hidden,n_heads,vocab,seq_len,tp,pp,"
@@ -3132,9 +3154,11 @@ test_mcore_causal_convention (void)
     }
   g_assert_cmpint (c[0]->convention, ==, MODEL_FLOPS_CAUSAL);
   g_assert_cmpint (c[1]->convention, ==, MODEL_FLOPS_MCORE);
+  g_assert_cmpint (c[2]->convention, ==, MODEL_FLOPS_MCORE);
+  g_assert_cmpint (c[3]->convention, ==, MODEL_FLOPS_MCORE);
   g_assert_cmpfloat (c[0]->measured_step_s, <, c[1]->measured_step_s);
-  res_published_case_free (c[0]);
-  res_published_case_free (c[1]);
+  for (guint i = 0; i < 4; i++)
+    res_published_case_free (c[i]);
 }
 
 /* torch.compile on plain PyTorch FSDP: the pytorch-fsdp stack offers it (compile
@@ -4657,6 +4681,8 @@ test_async_tp_compile (void)
     { "torchtitan (FSDP2 + TP, enable_async_tensor_parallel=True)", "", TRUE },
     { "torchtitan (FSDP2 + TP, Asynchronous TP enabled)", "", TRUE },
     { "torchtitan (FSDP2 + TP, async_tp: true)", "", TRUE },
+    /* a compound after the bracket is no verdict ("off-the-shelf", read as off) */
+    { "torchtitan (FSDP2 + TP, async TP) off-the-shelf configs", "", TRUE },
     /* "not compiled" said of a baseline or of another row says nothing of this run
      * (names_compile_off, sentence_about_other_row): both were refused "async TP needs
      * a compiled model" */

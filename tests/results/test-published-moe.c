@@ -859,6 +859,17 @@ test_recompute_modules (void)
       PLAN_MOE_RECOMPUTE_MLP | PLAN_MOE_RECOMPUTE_ACT },
     { "--recompute-granularity selective --recompute-modules=layernorm,moe_act",
       PLAN_RECOMPUTE_NONE, PLAN_MOE_RECOMPUTE_LAYERNORM | PLAN_MOE_RECOMPUTE_ACT },
+    /* after the flag, its module names up to the first word that is none: a trailing
+     * '.', a bracket of prose, the flag said unused or at its default (each refused as
+     * "'not' is not a Megatron-Core recompute module" and the like) */
+    { "--recompute-modules layernorm moe_act.", PLAN_RECOMPUTE_NONE,
+      PLAN_MOE_RECOMPUTE_LAYERNORM | PLAN_MOE_RECOMPUTE_ACT },
+    { "--recompute-modules mlp moe_act (MoE layers only)", PLAN_RECOMPUTE_NONE,
+      PLAN_MOE_RECOMPUTE_MLP | PLAN_MOE_RECOMPUTE_ACT },
+    { "full (--recompute-granularity full --recompute-method uniform); --recompute-modules "
+      "not used", PLAN_RECOMPUTE_FULL, 0 },
+    { "none (--recompute-modules unset)", PLAN_RECOMPUTE_NONE, 0 },
+    { "selective; recompute_modules default (core_attn)", PLAN_RECOMPUTE_SELECTIVE, 0 },
   };
   for (guint i = 0; i < G_N_ELEMENTS (rows); i++)
     {
