@@ -738,6 +738,9 @@ res_pub_moe_recompute (const char *cell, Plan *plan, char **why)
         }
       if (g_str_equal (n, "up_proj"))
         n = (char *) "mla_up_proj";
+      /* "mlp and layernorm": the conjunction joins two names */
+      if (flag && g_str_equal (n, "and"))
+        continue;
       if (flag)
         {
           Plan scratch = { 0 };

@@ -2234,6 +2234,21 @@ six_n_only (const char *text)
 
 static gboolean cell_unstated (const char *t);
 
+/* Whether a Megatron-Core count's cell says its attention term is the causal one:
+ * "causal" named ("(causal)", "causal attention (s x s term halved)", "halved for causal
+ * masks"), and not said otherwise ("not halved", "no causal halving", "non-causal",
+ * "noncausal", "despite causal masking", "before the ... was halved", "without the ...
+ * halved", "not discounted") */
+static gboolean
+causal_count_said (const char *text)
+{
+  static const char *const otherwise[] = { "non-causal", "noncausal", "non causal",
+                                           "not halved", "no causal", "despite causal",
+                                           "before the", "without the", "not discounted",
+                                           "not causal", NULL };
+  return contains_ci (text, "causal") && !contains_any_ci (text, otherwise);
+}
+
 /* flops_convention text -> tandem's convention (table in published.h); *six_n where the
  * text counts 6 N alone (six_n_only), read as PaLM's 6 N without its attention term. */
 static gboolean
@@ -2268,7 +2283,7 @@ convention_for (const char *text, ModelFlopConvention *out, gboolean *six_n)
    * measured step of a row measured by TFLOP/s 12% long at 4K tokens, 82% at 128K) */
   else if ((contains_ci (text, "Megatron-Core") || contains_ci (text, "num_floating_point")
             || contains_ci (text, "NeMo/Megatron model FLOPs"))
-           && contains_ci (text, "halved for causal") && !contains_ci (text, "not halved"))
+           && causal_count_said (text))
     *out = MODEL_FLOPS_CAUSAL;
   else if (contains_ci (text, "Megatron-Core") || contains_ci (text, "num_floating_point")
            || contains_ci (text, "NeMo/Megatron model FLOPs"))
@@ -3258,6 +3273,36 @@ count_before_word (const char *t, const char *key)
  * shard group of 2 (the first number after "hsdp"), where it is 128 / 2 = 64. */
 /* The shard group or replica count an HSDP text names by its word (hsdp_shard_size_in's
  * first forms): "shard 16", "dp_shard=16", "replicate 4", "4 replicas"; 0 when none */
+/* The replica count after `key`: count_after_word's, except that a product whose second
+ * factor counts GPUs or nodes ("num_replicas=4 * 8 GPUs", "replicate 2 * 16 GPUs each")
+ * is that many replicas of that many GPUs: its first factor */
+static int
+replica_count_after (const char *low, const char *key)
+{
+  const int n = count_after_word (low, key);
+  const char *p = strstr (low, key);
+  if (n <= 0 || p == NULL)
+    return n;
+  for (p += strlen (key); *p != '\0' && !g_ascii_isdigit (*p); p++)
+    ;
+  char *end = NULL;
+  const gint64 a = g_ascii_strtoll (p, &end, 10);
+  const char *q = end;
+  while (*q == ' ')
+    q++;
+  if (*q != '*' && *q != 'x')
+    return n;
+  for (q++; *q == ' '; q++)
+    ;
+  while (g_ascii_isdigit (*q))
+    q++;
+  while (*q == ' ')
+    q++;
+  if (g_str_has_prefix (q, "gpu") || g_str_has_prefix (q, "node") || g_str_has_prefix (q, "device"))
+    return a > 0 && a <= G_MAXINT ? (int) a : n;
+  return n;
+}
+
 static int
 hsdp_named_count_in (const char *t)
 {
@@ -3265,9 +3310,9 @@ hsdp_named_count_in (const char *t)
   int n = count_after_word (low, "shard");
   if (n > 0)
     return n;
-  n = count_after_word (low, "replicate");
+  n = replica_count_after (low, "replicate");
   if (n <= 0)
-    n = count_after_word (low, "replica");
+    n = replica_count_after (low, "replica");
   if (n <= 0)
     n = count_before_word (low, "replica");
   return n > 0 ? -n : 0;
@@ -3290,7 +3335,16 @@ hsdp_shard_size_in (const char *t)
         if (*p == ';' || *p == '(' || *p == ')')
           break;
       if (g_ascii_isdigit (*p))
-        return (int) g_ascii_strtoll (p, NULL, 10);
+        {
+          char *end = NULL;
+          const gint64 v = g_ascii_strtoll (p, &end, 10);
+          while (*end == ' ')
+            end++;
+          /* a count of nodes ("HSDP: replicate within 2 nodes, ...") is no group */
+          if (g_str_has_prefix (end, "node"))
+            continue;
+          return (int) v;
+        }
     }
   return 0;
 }
@@ -3786,16 +3840,17 @@ names_torch_ddp (const char *t)
 }
 
 /* Whether `t` says the run is plain data parallelism, all of it: "pure data parallel",
- * "data parallel only", "DP only", "plain DP"; not "replicated" (of some tensors) nor
- * "... only across nodes" (HSDP's replicas) */
+ * "data parallel only", "DP only", "plain DP", "unsharded", "parameters replicated"; not
+ * "replicated" of some tensors ("embeddings replicated") */
 static gboolean
 says_pure_data_parallel (const char *t)
 {
   static const char *const keys[] = { "pure data parallel", "data parallel only",
-                                      "data-parallel only", "dp only", "pure dp", "plain dp",
-                                      "plain data parallel", NULL };
-  return contains_any_ci (t, keys) && !contains_ci (t, "across nodes")
-         && !contains_ci (t, "node");
+                                      "data-parallel only", "data parallelism only", "dp only",
+                                      "pure dp", "plain dp", "vanilla dp", "plain ddp",
+                                      "plain data parallel", "unsharded", "parameters replicated",
+                                      "params replicated", "weights replicated", NULL };
+  return contains_any_ci (t, keys);
 }
 
 /* Whether `t` gives FSDP a count of exactly 1 ("FSDP 1", "fsdp=1", "FSDP: 1") */
@@ -3808,7 +3863,12 @@ fsdp_count_one (const char *t)
       const char *q = p + 4;
       while (*q == ' ' || *q == '=' || *q == ':')
         q++;
-      if (q > p + 4 && q[0] == '1' && !g_ascii_isdigit (q[1]) && q[1] != '.')
+      /* not "FSDP 1 node" (a count of nodes) */
+      const char *r = q + 1;
+      while (*r == ' ')
+        r++;
+      if (q > p + 4 && q[0] == '1' && !g_ascii_isdigit (q[1]) && q[1] != '.'
+          && !g_str_has_prefix (r, "node"))
         return TRUE;
     }
   return FALSE;
@@ -3929,7 +3989,8 @@ offload_clause_elsewhere (const char *low, const char *p)
     e++;
   g_autofree char *clause = g_strndup (b, (gsize) (e - b));
   static const char *const words[] = { " row", "config", "only for", "only in", "appendix",
-                                       "table", "vs", "versus", "other model", NULL };
+                                       "table", "vs", "versus", "other model", "other run",
+                                       " model", NULL };
   /* "as in the other runs": this row too */
   return contains_any_ci (clause, words) && !contains_ci (clause, "as in");
 }
@@ -3976,8 +4037,15 @@ offload_said_off (const char *t)
            * disabled") are read in this mention's clause, up to a ',', ';' or ')' */
           const gsize clause = strcspn (p, ",;)");
           g_autofree char *own = g_strndup (p, clause);
+          /* ... and a verdict past the key's own suffix ("offload_param: none",
+           * "offload_optimizer: false") */
+          const char *ek = e;
+          if (*ek == '_' || *ek == '-')
+            while (*ek == '_' || *ek == '-' || g_ascii_isalpha (*ek))
+              ek++;
           const gboolean off = offload_negated (own) || mention_off (low, m, (gsize) (e - m), NULL)
-                               || negated_before (low, m) || negated_after (e);
+                               || negated_before (low, m) || negated_after (e)
+                               || (ek != e && negated_after (ek));
           /* where the text says offloading off somewhere (offload_negated), another mention
            * turns it on only where it says so itself ("optimizer offload disabled, param
            * offload to CPU"); a mention that reports a trial, a reason or another row
@@ -5484,13 +5552,14 @@ map_recompute_as (ResPublishedCase *c, const char *text, const char *whole, cons
    * granularity first; the layer count read full) */
   {
     g_autofree char *low = g_ascii_strdown (t, -1);
-    for (const char *g = strstr (low, "granularity"); g != NULL; g = strstr (g + 1, "granularity"))
+    const char *g = strstr (low, "granularity");   /* the first: the run's setting */
+    if (g != NULL)
       {
         const char *v = g + strlen ("granularity");
         while (*v == ' ' || *v == ':' || *v == '=')
           v++;
         if ((g_str_has_prefix (v, "null") || g_str_has_prefix (v, "none"))
-            && !g_ascii_isalnum (v[4]) && strchr (low, ',') != NULL)
+            && !g_ascii_isalnum (v[4]))
           {
             *out = PLAN_RECOMPUTE_NONE;
             return TRUE;
@@ -8452,7 +8521,13 @@ accumulation_stated (const char *text, gboolean notes, gint64 *ga, gint64 *gb)
           const char *x = end;
           while (*x == ' ')
             x++;
-          if (labels[i].global && (g_str_has_prefix (x, "per ") || *x == '/'))
+          static const char *const per_unit[] = { "per gpu", "per device", "per rank",
+                                                  "per node", "per accelerator", "/gpu",
+                                                  "/ gpu", "/device", "/ device" };
+          gboolean per = FALSE;
+          for (guint u = 0; u < G_N_ELEMENTS (per_unit) && !per; u++)
+            per = g_str_has_prefix (x, per_unit[u]);
+          if (labels[i].global && per)
             continue;
         }
         /* "gradient accumulation 4 steps": the unit is part of the setting */

@@ -370,6 +370,8 @@ test_sharding (void)
     /* an FSDP axis of 1 beside words that say no sharding (Pax's mesh): none (read as
      * zero3); NVIDIA's "FSDP 1" alone stays its FSDP switch */
     { "DP 64, FSDP 1 (pure data parallel)", "Paxml", 1, PLAN_SHARD_NONE },
+    { "dp=64, fsdp=1 (parameters replicated)", "MaxText", 1, PLAN_SHARD_NONE },
+    { "DP 64 across 8 nodes, FSDP 1 (pure data parallel)", "Paxml", 1, PLAN_SHARD_NONE },
     /* FSDP's FULL_SHARD mode said off is the mode off, not FSDP: none, as before FSDP said
      * off took the stack's default (these read zero1) */
     { "not full shard", "NeMo 24.07", 1, PLAN_SHARD_NONE },
@@ -456,6 +458,10 @@ test_sharding (void)
       PLAN_SHARD_ZERO3 },
     { "ZeRO-3 w/o offload (offload: true in row 7)", "DeepSpeed", 1, PLAN_SHARD_ZERO3 },
     { "ZeRO-3, no offload (vs. offload to NVMe in Table 5)", "DeepSpeed", 1, PLAN_SHARD_ZERO3 },
+    { "ZeRO-3, no offload (offload to CPU in the other runs)", "DeepSpeed", 1, PLAN_SHARD_ZERO3 },
+    /* a DeepSpeed offload key said off past its suffix (skipped as offloading) */
+    { "ZeRO-3, offload_param: none", "DeepSpeed", 1, PLAN_SHARD_ZERO3 },
+    { "ZeRO-3, offload_optimizer: false", "DeepSpeed", 1, PLAN_SHARD_ZERO3 },
     /* NVIDIA's "FSDP 1" beside a word about some tensors' replication stays FSDP */
     { "FSDP 1; embeddings replicated", "NeMo 24.07", 1, PLAN_SHARD_ZERO3 },
     { "FSDP FULL_SHARD (ZeRO-3)", "Composer/llm-foundry", 1, PLAN_SHARD_ZERO3 },
@@ -626,6 +632,11 @@ test_sharding (void)
      * (the nodes, read first, gave groups of 32) */
     { "HSDP (shard_size=8, 4 replicas), all within 4 nodes", 8 },
     { "HSDP, dp_shard=8 (one node); job fits within 4 nodes", 8 },
+    /* a replica count times the GPUs each holds: that many replicas (read as the
+     * product): 4 replicas, groups of 64 / 4 = 16 */
+    { "HSDP, num_replicas=4 * 8 GPUs", 16 },
+    /* nodes counted after "hsdp" are no group: the 8 GPUs of a node (read as 2) */
+    { "HSDP: replicate within 2 nodes, shard across the 8 GPUs of a node", 8 },
   };
   for (guint i = 0; i < G_N_ELEMENTS (hs); i++)
     {
@@ -2411,6 +2422,8 @@ test_recompute (void)
     /* a null granularity beside a method and a count: none (the count read full) */
     { "activations_checkpoint_granularity: null, activations_checkpoint_method: block, "
       "activations_checkpoint_num_layers: 8", PLAN_RECOMPUTE_NONE },
+    { "recompute_granularity: null; recompute_method: uniform; recompute_num_layers: 1",
+      PLAN_RECOMPUTE_NONE },
     { "full (MaxText remat_policy save_qkv_proj: only the query/key/value projection outputs "
       "are saved, the rest of each layer is recomputed; full is the nearest the mapping has)",
       PLAN_RECOMPUTE_FULL },
@@ -3089,6 +3102,9 @@ test_batch_accumulation_stated (void)
       "grad_accum not stated: the torchtitan stack's default 1" },
     { "torchtitan", "", "", 8, "1", "gradient_accumulation_steps=1 here; row 5 used GAS=4", 8,
       "grad_accum not stated: the torchtitan stack's default 1" },
+    /* "per step" / "per iteration" is no batch per GPU */
+    { "torchtitan", "", "", 8, "1", "Global batch 64 per step.", 64,
+      "global batch 64 from the notes" },
     { "torchtitan", "", "", 8, "1", "Global batch 64, as in row 3.", 64,
       "global batch 64 from the notes" },
     { "torchtitan", "", "", 8, "1", "Row 3 used a global batch of 512.", 8,
@@ -3141,9 +3157,14 @@ test_mcore_causal_convention (void)
     /* the halving said not done, or "causal" otherwise: the non-causal count */
     "Megatron-Core num_floating_point_operations (s x s term not halved for causal masks)",
     "NeMo/Megatron model FLOPs, attention counted as full s x s despite causal masking",
+    "Megatron-Core num_floating_point_operations (r0.9, before the s x s term was halved "
+    "for causal masks)",
+    /* "(causal)" alone, and the halving in other words: causal */
+    "Megatron-Core num_floating_point_operations (causal)",
+    "Megatron-Core num_floating_point_operations, causal attention (s x s term halved)",
   };
-  ResPublishedCase *c[4];
-  for (guint i = 0; i < 4; i++)
+  ResPublishedCase *c[7];
+  for (guint i = 0; i < 7; i++)
     {
       g_autofree char *text = g_strdup_printf (
         "row_id,model,gpu_type,n_gpus,n_layers,hidden,n_heads,vocab,seq_len,tp,pp,"
@@ -3156,8 +3177,11 @@ test_mcore_causal_convention (void)
   g_assert_cmpint (c[1]->convention, ==, MODEL_FLOPS_MCORE);
   g_assert_cmpint (c[2]->convention, ==, MODEL_FLOPS_MCORE);
   g_assert_cmpint (c[3]->convention, ==, MODEL_FLOPS_MCORE);
+  g_assert_cmpint (c[4]->convention, ==, MODEL_FLOPS_MCORE);
+  g_assert_cmpint (c[5]->convention, ==, MODEL_FLOPS_CAUSAL);
+  g_assert_cmpint (c[6]->convention, ==, MODEL_FLOPS_CAUSAL);
   g_assert_cmpfloat (c[0]->measured_step_s, <, c[1]->measured_step_s);
-  for (guint i = 0; i < 4; i++)
+  for (guint i = 0; i < 7; i++)
     res_published_case_free (c[i]);
 }
 

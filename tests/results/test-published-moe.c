@@ -869,6 +869,8 @@ test_recompute_modules (void)
     { "full (--recompute-granularity full --recompute-method uniform); --recompute-modules "
       "not used", PLAN_RECOMPUTE_FULL, 0 },
     { "none (--recompute-modules unset)", PLAN_RECOMPUTE_NONE, 0 },
+    { "--recompute-modules mlp and layernorm", PLAN_RECOMPUTE_NONE,
+      PLAN_MOE_RECOMPUTE_MLP | PLAN_MOE_RECOMPUTE_LAYERNORM },
     { "selective; recompute_modules default (core_attn)", PLAN_RECOMPUTE_SELECTIVE, 0 },
   };
   for (guint i = 0; i < G_N_ELEMENTS (rows); i++)
