@@ -3863,13 +3863,15 @@ fsdp_count_one (const char *t)
       const char *q = p + 4;
       while (*q == ' ' || *q == '=' || *q == ':')
         q++;
-      /* not "FSDP 1 node" (a count of nodes) */
-      const char *r = q + 1;
-      while (*r == ' ')
-        r++;
-      if (q > p + 4 && q[0] == '1' && !g_ascii_isdigit (q[1]) && q[1] != '.'
-          && !g_str_has_prefix (r, "node"))
-        return TRUE;
+      if (q > p + 4 && q[0] == '1' && !g_ascii_isdigit (q[1]) && q[1] != '.')
+        {
+          /* not "FSDP 1 node" (a count of nodes) */
+          const char *r = q + 1;
+          while (*r == ' ')
+            r++;
+          if (!g_str_has_prefix (r, "node"))
+            return TRUE;
+        }
     }
   return FALSE;
 }
