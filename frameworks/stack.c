@@ -127,6 +127,21 @@ get_num (JsonObject *obj, const char *key, double lo, double hi, double *out,
   return TRUE;
 }
 
+/* An optional whole number from `lo` to `hi` (get_num's checks), counting `unit`; *out
+ * keeps its value where the key is absent */
+static gboolean
+get_whole (JsonObject *obj, const char *key, double lo, double hi, int *out, const char *unit,
+           const Where *w, GError **error)
+{
+  double v = *out;
+  if (!get_num (obj, key, lo, hi, &v, FALSE, w, error))
+    return FALSE;
+  if (v != (int) v)
+    return fail (w, key, error, "is %g, not a whole number of %s", v, unit);
+  *out = (int) v;
+  return TRUE;
+}
+
 static JsonObject *
 get_obj (JsonObject *obj, const char *key, const Where *w, GError **error, gboolean *ok)
 {
@@ -791,24 +806,13 @@ fw_stack_new_from_data (const char *data, gssize length, const char *source, GEr
       if (!get_enum (sub, "model_parallel", model_parallel_names, &mp, FALSE, &ws, error))
         return NULL;
       s->default_degrees_one = mp == 1;
-      double slots = s->default_pp_chunk_slots;
-      if (!get_num (sub, "pp_layers_per_chunk", 0, 1000, &slots, FALSE, &ws, error))
+      int slots = s->default_pp_chunk_slots;
+      /* grad_accum 0 (the default) is "not documented", so --json prints a stack without
+       * one as it loads back */
+      int ga = s->default_grad_accum;
+      if (!get_whole (sub, "pp_layers_per_chunk", 0, 1000, &slots, "layers", &ws, error)
+          || !get_whole (sub, "grad_accum", 0, 1e6, &ga, "steps", &ws, error))
         return NULL;
-      if (slots != (int) slots)
-        {
-          fail (&ws, "pp_layers_per_chunk", error, "is %g, not a whole number of layers", slots);
-          return NULL;
-        }
-      /* 0 (the default) is "not documented", so --json prints a stack without one as it
-       * loads back */
-      double ga = s->default_grad_accum;
-      if (!get_num (sub, "grad_accum", 0, 1e6, &ga, FALSE, &ws, error))
-        return NULL;
-      if (ga != (int) ga)
-        {
-          fail (&ws, "grad_accum", error, "is %g, not a whole number of steps", ga);
-          return NULL;
-        }
       /* a default the stack does not offer made every plan on its defaults one that the
        * same stack refuses by name ("--sharding zero3 to follow the stack", then "the
        * stack does not offer it"): refused here */
@@ -818,8 +822,8 @@ fw_stack_new_from_data (const char *data, gssize length, const char *source, GEr
                 "it to offers.sharding, or a default from it)", sharding_names[sh]);
           return NULL;
         }
-      s->default_pp_chunk_slots = (int) slots;
-      s->default_grad_accum = (int) ga;
+      s->default_pp_chunk_slots = slots;
+      s->default_grad_accum = ga;
       s->default_pp_dualpipe = pps == 1;
       s->default_cp_allgather = cpc == 1;
       s->default_sharding = sh;

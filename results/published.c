@@ -361,6 +361,20 @@ cell_tflops (const char *cell, double *out)
   return TRUE;
 }
 
+/* Whether one of `n` words starts at `p` as a word of its own (nothing alphanumeric right
+ * after it) */
+static gboolean
+word_among_at (const char *p, const char *const *words, gsize n)
+{
+  for (gsize i = 0; i < n; i++)
+    {
+      const gsize k = strlen (words[i]);
+      if (strncmp (p, words[i], k) == 0 && !g_ascii_isalnum (p[k]))
+        return TRUE;
+    }
+  return FALSE;
+}
+
 /* Whether a figure's cell labels its leading figure hardware FLOPs utilisation: "HFU" or
  * "hardware FLOPs" as the first word after the figure, past its unit ("%", "TFLOP/s") and
  * an opening bracket: "52 (HFU)", "52 HFU", "52% HFU", "500 (HFU, incl. recompute)",
@@ -452,13 +466,7 @@ cell_hfu (const char *cell)
    * of 7 Dec) */
   static const char *const other[] = { "not", "n/a", "na", "unknown", "would", "excluded",
                                        "omitted", "unavailable", "none", "-" };
-  for (guint i = 0; i < G_N_ELEMENTS (other); i++)
-    {
-      const gsize n = strlen (other[i]);
-      if (strncmp (after, other[i], n) == 0 && !g_ascii_isalnum (after[n]))
-        return FALSE;
-    }
-  return TRUE;
+  return !word_among_at (after, other, G_N_ELEMENTS (other));
 }
 
 /* A positive whole count; FALSE when missing, fractional or < 1. */
@@ -3959,22 +3967,12 @@ blank_said_off (char *text, const char *const *keys)
 static gboolean
 offload_affirmed_after (const char *e)
 {
-  /* past the key's own suffix: "offload_optimizer: true", "offload-param: cpu" */
-  if (*e == '_' || *e == '-')
-    while (*e == '_' || *e == '-' || g_ascii_isalpha (*e))
-      e++;
   while (*e == ' ' || *e == ':' || *e == '=')
     e++;
   static const char *const yes[] = { "to cpu", "to the cpu", "to nvme", "to host",
                                      "to the host", "to dram", "cpu", "nvme", "true",
                                      "enabled", "on" };
-  for (guint i = 0; i < G_N_ELEMENTS (yes); i++)
-    {
-      const gsize n = strlen (yes[i]);
-      if (strncmp (e, yes[i], n) == 0 && !g_ascii_isalnum (e[n]))
-        return TRUE;
-    }
-  return FALSE;
+  return word_among_at (e, yes, G_N_ELEMENTS (yes));
 }
 
 /* Whether the clause of the offload mention at `p` in `low` (back to a '(', ';' or ',' and
@@ -4059,7 +4057,7 @@ offload_said_off (const char *t)
               continue;
             }
           if (!off && (!negated_somewhere
-                       || (offload_affirmed_after (e) && !offload_clause_elsewhere (low, p))))
+                       || (offload_affirmed_after (ek) && !offload_clause_elsewhere (low, p))))
             return FALSE;
         }
       if (pass == 1)
@@ -6560,7 +6558,7 @@ all_gather_after (const char *q)
  * nothing of it. A cell that names both a float8 all-gather and a 16-bit one is read as
  * float8 (the 16-bit one a comparison); a rowwise recipe's cell is map_plan's. */
 static int
-fsdp_all_gather_said (const char *text, gboolean both_off)
+fsdp_all_gather_said (const char *text)
 {
   static const struct { const char *type; gboolean fp8, word; } types[] = {
     { "float8", TRUE, FALSE }, { "fp8", TRUE, FALSE }, { "f8", TRUE, TRUE },
@@ -6569,7 +6567,7 @@ fsdp_all_gather_said (const char *text, gboolean both_off)
   if (text == NULL || *text == '\0')
     return -1;
   g_autofree char *low = g_ascii_strdown (text, -1);
-  gboolean on = FALSE, off = FALSE, sixteen = FALSE;
+  gboolean on = FALSE, off = FALSE;
   for (guint i = 0; i < G_N_ELEMENTS (types); i++)
     {
       const gsize n = strlen (types[i].type);
@@ -6582,7 +6580,6 @@ fsdp_all_gather_said (const char *text, gboolean both_off)
           const gsize m = all_gather_after (p + n);
           if (m == 0)
             continue;
-          sixteen |= !types[i].fp8;
           if (!types[i].fp8 || mention_off (low, p, n + m, NULL) || negated_before (low, p)
               || negated_after (p + n + m))
             off = TRUE;
@@ -6604,7 +6601,6 @@ fsdp_all_gather_said (const char *text, gboolean both_off)
             const gsize n = strlen (types[i].type);
             if (strncmp (q, types[i].type, n) != 0 || g_ascii_isalnum (q[n]))
               continue;
-            sixteen |= !types[i].fp8;
             if (!types[i].fp8 || mention_off (low, p, (gsize) (q + n - p), NULL)
                 || negated_before (low, p) || negated_after (q + n))
               off = TRUE;
@@ -6613,14 +6609,9 @@ fsdp_all_gather_said (const char *text, gboolean both_off)
             break;
           }
       }
-  /* both_off is kept for the caller's sake and no longer changes the reading: a cell
-   * that names a bf16 all-gather beside the float8 one names it as a comparison ("fp8
-   * tensorwise with float8 all-gather (vs bf16 all-gather)", "(2% faster than bf16
-   * all-gather)"), which read bf16; the cells it was for ("fp8 rowwise (bf16 all-gather;
-   * float8 all-gather only with tensorwise)") are rowwise, which map_plan reads as a bf16
-   * all-gather whatever the cell says */
-  (void) both_off;
-  (void) sixteen;
+  /* a bf16 all-gather beside the float8 one is a comparison ("fp8 tensorwise with float8
+   * all-gather (vs bf16 all-gather)"): float8; a rowwise recipe's cell ("fp8 rowwise (bf16
+   * all-gather; float8 all-gather only with tensorwise)") map_plan reads as bf16 */
   return on ? 1 : off ? 0 : -1;
 }
 
@@ -7506,8 +7497,7 @@ map_plan (ResPublishedCase *c, const ResCsv *csv, guint row, gint64 global_batch
                                            "the notes say so" };
         for (guint i = 0; i < G_N_ELEMENTS (cells); i++)
           {
-            const int said = fsdp_all_gather_said (i == 1 ? fw : get (csv, row, cells[i]),
-                                                   i == 0);
+            const int said = fsdp_all_gather_said (i == 1 ? fw : get (csv, row, cells[i]));
             if (said >= 0)
               {
                 p->fsdp_float8_all_gather = said == 1;
