@@ -8483,8 +8483,13 @@ accumulation_stated (const char *text, gboolean notes, gint64 *ga, gint64 *gb)
          * dp) is no count (it read 1) */
         if (q[-1] == '-' && q - 1 > p && strchr ("=: ", q[-2]) != NULL)
           continue;
-        char *end = NULL;
-        gint64 v = g_ascii_strtoll (q, &end, 10);
+        /* a count grouped in thousands ("global batch 1,024", "4 096") is one number
+         * (leading_number; it read 1 and 4) */
+        double dv = 0;
+        char *end = (char *) leading_number (q, &dv);
+        if (end == NULL || dv != floor (dv))
+          continue;
+        const gint64 v = (gint64) dv;
         if (v < 1 || v > G_MAXINT || g_ascii_isalpha (*end) || *end == '.'
             || followed_by_tokens (end))
           continue;

@@ -3109,6 +3109,12 @@ test_batch_accumulation_stated (void)
       "global batch 64 from the notes" },
     { "torchtitan", "", "", 8, "1", "Row 3 used a global batch of 512.", 8,
       "grad_accum not stated: the torchtitan stack's default 1" },
+    /* a count grouped in thousands is one number: 1,024 = 1 x 8 x 128 steps (read 1,
+     * which no whole number of 1 x 8 steps makes: skipped) */
+    { "torchtitan", "", "", 8, "1", "global batch 1,024", 1024,
+      "global batch 1024 from the notes" },
+    { "torchtitan", "", "", 8, "1", "GBS 2 048 sequences", 2048,
+      "global batch 2048 from the notes" },
   };
   for (guint i = 0; i < G_N_ELEMENTS (rows); i++)
     {
