@@ -5408,6 +5408,16 @@ negated_after (const char *a)
               || ends)
           && (!bracket || t == ')'))
         return TRUE;
+      /* in a bracket, a verdict word that is no determiner, then its reason after a
+       * comma, a semicolon or a dash: "async TP (off - not compiled)", "(disabled, eager
+       * run)" (they read on); "(no AC)" stays a bracket about something else */
+      if (bracket && !g_str_equal (neg[i], "no") && !g_str_equal (neg[i], "none")
+          && !g_str_equal (neg[i], "not stated")
+          && (t == ',' || t == ';' || (t == ' ' && (a[k + 1] == '-' || a[k + 1] == ';'))
+              || (t == ' ' && (guchar) a[k + 1] == 0xe2 && (guchar) a[k + 2] == 0x80
+                  && ((guchar) a[k + 3] == 0x93 || (guchar) a[k + 3] == 0x94)))
+          && strchr (a, ')') != NULL)
+        return TRUE;
     }
   return FALSE;
 }

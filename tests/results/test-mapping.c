@@ -4741,6 +4741,10 @@ test_async_tp_compile (void)
     { "torchtitan (FSDP2 + TP)", "async TP was not enabled" },
     /* the verdict after a bracket (read as on) */
     { "torchtitan (FSDP2 + TP)", "async TP (enable_async_tensor_parallel) was off" },
+    /* a verdict that opens a bracket, its reason after a dash or a comma (read as on,
+     * then refused: "async TP needs a compiled model") */
+    { "torchtitan (FSDP2 + TP, async TP (off - not compiled))", "" },
+    { "torchtitan (FSDP2 + TP)", "async TP (disabled, eager run)" },
   };
   for (guint i = 0; i < G_N_ELEMENTS (said_off); i++)
     {
