@@ -4218,8 +4218,6 @@ map_sharding (ResPublishedCase *c, const char *text, const char *framework, cons
               while (cb > low && strchr ("(,;:", cb[-1]) == NULL)
                 cb--;
               g_autofree char *clause = g_strndup (cb, (gsize) (after - cb));
-              if (strstr (clause, "shard") == NULL || strstr (clause, "replicat") != NULL)
-                nodes = 0;
               /* the count must name nodes: "within 2 nodes", not "within 8 GPUs" */
               const char *w = after + 6;
               while (*w == ' ')
@@ -4230,6 +4228,15 @@ map_sharding (ResPublishedCase *c, const char *text, const char *framework, cons
                 w++;
               if (!g_str_has_prefix (w, "node") && !g_str_has_prefix (w, "server")
                   && !g_str_has_prefix (w, "host"))
+                nodes = 0;
+              /* ... or the verb after the nodes, as a label's value ("within 2 nodes:
+               * shard; across: replicate", which took one server's group) */
+              while (g_ascii_isalpha (*w))
+                w++;
+              while (*w == ' ' || *w == ':' || *w == '=' || *w == '-')
+                w++;
+              if ((strstr (clause, "shard") == NULL && !g_str_has_prefix (w, "shard"))
+                  || strstr (clause, "replicat") != NULL)
                 nodes = 0;
             }
           if (nodes <= 0)

@@ -619,6 +619,8 @@ test_sharding (void)
     /* a shard group of whole nodes (one server's 8 was taken): 2 nodes of 8 = 16 */
     { "HSDP (sharding within 2 nodes)", 16 },
     { "HSDP (2-node shard groups)", 16 },
+    /* ... and the verb after the nodes, as a label's value (one server's 8 was taken) */
+    { "HSDP (within 2 nodes: shard; across: replicate)", 16 },
     /* ... and not a count of GPUs: "within 32 GPUs" is shard_gpus_in's, 32 */
     { "HSDP (sharded within 32 GPUs)", 32 },
     /* whole nodes outside a bracket too, before the first number after "hsdp" (these
