@@ -1768,6 +1768,43 @@ nic_count_per_node (const char *a, gint64 *n)
   return NULL;
 }
 
+/* A count of NICs written before a port figure with no 'x' ("8 NVIDIA Mellanox 400 Gbps
+ * HDR InfiniBand HCAs per node", "8 ConnectX-7 400G NICs"): the number that opens the
+ * clause (`cl`, the figure at `fig` to `fig_end`), only words of the NICs' make between it
+ * and the figure (letters, '-', digits inside a word: "ConnectX-7"), and a plural NIC noun
+ * after the figure before any scope word. The count, or 0 where the clause is no such
+ * form. */
+static gint64
+nic_count_before (const char *cl, const char *fig, const char *fig_end)
+{
+  const char *p = cl;
+  while (*p == ' ' || *p == '(')
+    p++;
+  if (!g_ascii_isdigit (*p))
+    return 0;
+  char *after = NULL;
+  const gint64 n = g_ascii_strtoll (p, &after, 10);
+  if (n < 2 || n > 64 || *after != ' ' || after >= fig)
+    return 0;
+  /* between: words of letters (a digit only inside a word), no other number */
+  for (const char *q = after; q < fig; q++)
+    if (g_ascii_isdigit (*q) && (q == after || !(g_ascii_isalnum (q[-1]) || q[-1] == '-')))
+      return 0;
+    else if (!(g_ascii_isalnum (*q) || *q == ' ' || *q == '-'))
+      return 0;
+  static const char *const plural[] = { "hcas", "nics", "adapters", "ports", "cards" };
+  g_autofree char *rest = g_ascii_strdown (fig_end, -1);
+  const char *per = strstr (rest, "per ");
+  for (guint i = 0; i < G_N_ELEMENTS (plural); i++)
+    {
+      const char *w = strstr (rest, plural[i]);
+      if (w != NULL && (per == NULL || w < per) && (w == rest || !g_ascii_isalnum (w[-1]))
+          && !g_ascii_isalnum (w[strlen (plural[i])]))
+        return n;
+    }
+  return 0;
+}
+
 double
 res_pub_network_gbps_per_gpu (const char *network, guint64 node, char **how)
 {
@@ -1847,8 +1884,8 @@ res_pub_network_gbps_per_gpu (const char *network, guint64 node, char **how)
       g_autofree char *v_txt = g_match_info_fetch (m, 2);
       g_autofree char *prefix = g_match_info_fetch (m, 3);
       g_autofree char *unit = g_match_info_fetch (m, 4);
-      int end_pos = 0;
-      g_match_info_fetch_pos (m, 0, NULL, &end_pos);
+      int start_pos = 0, end_pos = 0;
+      g_match_info_fetch_pos (m, 0, &start_pos, &end_pos);
       g_autofree char *digits = g_strdup (v_txt);
       char *w = digits;
       for (const char *r = v_txt; *r; r++)
@@ -1893,6 +1930,15 @@ res_pub_network_gbps_per_gpu (const char *network, guint64 node, char **how)
                   end_pos = (int) (after - cl);
                 }
             }
+        }
+      /* or a count before the figure, with only the NICs' make between, and the NICs
+       * named in the plural after it: "8 NVIDIA Mellanox 400 Gbps HDR InfiniBand HCAs per
+       * node" (Nemotron-4's report; read as one 400 Gb/s a node, 6.25 GB/s a GPU) */
+      if (count == 1 && !(n_txt != NULL && *n_txt))
+        {
+          gint64 n = nic_count_before (cl, cl + start_pos, cl + end_pos);
+          if (n > 1)
+            count = (double) n;
         }
       v *= (g_ascii_tolower (prefix[0]) == 't' ? 1000.0 : 1.0)
            * (g_str_equal (unit, "B") ? 8.0 : 1.0);

@@ -1391,6 +1391,13 @@ test_network_bandwidth (void)
     /* the NIC count after the figure, or with "NICs" before the x */
     { "NDR 400 Gb/s x 8 per node", 8, 400 },
     { "8 NICs x 400 Gb/s", 8, 400 },
+    /* a count before the figure with only the NICs' make between, the NICs named after
+     * it (Nemotron-4's report; read as one 400 Gb/s a node: 50 a GPU) */
+    { "8 NVIDIA Mellanox 400 Gbps HDR InfiniBand HCAs per node", 8, 400 },
+    { "8 ConnectX-7 400G NICs per node", 8, 400 },
+    /* ... and no count where the number is of something else or no NICs follow */
+    { "2 racks, 400 Gb/s per node", 8, 50 },
+    { "8 H100 GPUs with 400 Gb/s per node", 8, 50 },
     /* port-speed shorthands: "400G", an InfiniBand generation with or without its rate,
      * a NIC count a node after the figure; a figure above any one NIC's 800 Gb/s with no
      * scope is a node's (AWS p5: 3,200 Gb/s an instance of 8) */
