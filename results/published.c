@@ -4687,6 +4687,9 @@ recompute_label (const char *t)
                                          * trainers' ("gradient_checkpointing=True",
                                          * "activation_checkpointing: false") */
                                         "activation_checkpointing", "gradient_checkpointing",
+                                        /* Colossal-AI's examples' flag
+                                         * ("gradient_checkpoint=True", refused) */
+                                        "gradient_checkpoint", "grad_checkpoint",
                                         /* the short and config spellings, which name
                                          * checkpointing (recompute_yes) and so were read
                                          * as full whatever followed them ("Activation
@@ -4854,7 +4857,8 @@ recompute_yes (const char *t)
                                         * recognised before) */
                                        "grad checkpointing", "gradient ckpt", "grad ckpt",
                                        "activation ckpt", "checkpoint_activations",
-                                       "activation_checkpointing", "gradient_checkpointing" };
+                                       "activation_checkpointing", "gradient_checkpointing",
+                                       "gradient_checkpoint", "grad_checkpoint" };
   for (guint i = 0; i < G_N_ELEMENTS (yes); i++)
     if (g_ascii_strcasecmp (t, yes[i]) == 0)
       return TRUE;

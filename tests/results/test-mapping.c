@@ -2446,6 +2446,9 @@ test_recompute (void)
     { "activation ckpt", PLAN_RECOMPUTE_FULL },
     { "checkpoint_activations", PLAN_RECOMPUTE_FULL },
     { "gradient_checkpointing=True", PLAN_RECOMPUTE_FULL },
+    /* Colossal-AI's examples' flag (refused: not recognised) */
+    { "gradient_checkpoint=True", PLAN_RECOMPUTE_FULL },
+    { "grad_checkpoint: False", PLAN_RECOMPUTE_NONE },
     { "activation_checkpointing: false", PLAN_RECOMPUTE_NONE },
     /* the short and config spellings as labels: the yes/no value after a space, colon or
      * '=' (these read full whatever the value said, as checkpointing named) */
