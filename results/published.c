@@ -3024,11 +3024,12 @@ blank_negated (const char *text, const char *const *keys, gboolean *any)
 }
 
 /* The distributed optimizer's names, lower case (ZeRO-1 in Megatron-Core / NeMo): the
- * option, its short forms, and NeMo's optim.name distributed_fused_adam */
+ * option, its short forms, NeMo 1's optim.name distributed_fused_adam and NeMo 2's
+ * mcore_distributed_optim (its logged config's "optim:" name; not recognised) */
 static const char *const distopt_names[] = {
   "distributed optimizer", "distributed_optimizer", "distributed-optimizer", "distopt",
   "dist. optimizer", "dist optimizer", "dist-opt", "dist_opt", "distributed_fused_adam",
-  "distributed fused adam", "distributed adam", NULL };
+  "distributed fused adam", "distributed adam", "distributed_optim", NULL };
 
 /* Whether a mention in the lower-case `t` is negated by a word before it in its clause
  * (from the last ',', ';' or '('): "DDP, not using the distributed optimizer", "none
@@ -3227,13 +3228,22 @@ static int
 maxtext_hsdp_shard (const char *t)
 {
   g_autofree char *low = g_ascii_strdown (t, -1);
-  int fsdp = number_after (low, "ici_fsdp");
+  /* MaxText's own keys first ("ici_fsdp_parallelism=8, dcn_data_parallelism=16", the
+   * gpu-recipes' launch flags: the shorter keys below stop at "_parallelism" and read
+   * nothing, so these read as zero3 over every GPU); an fsdp axis over dcn too
+   * ("dcn_fsdp_parallelism: 16, ici_fsdp_parallelism: 8") shards over both: 128 */
+  int fsdp = number_after (low, "ici_fsdp_parallelism");
   if (fsdp <= 0)
+    fsdp = number_after (low, "ici_fsdp");
+  if (fsdp <= 0 && strstr (low, "dcn_fsdp") == NULL)
     fsdp = number_after (low, "fsdp");
+  const int dcn_fsdp = number_after (low, "dcn_fsdp_parallelism");
+  if (fsdp > 0 && dcn_fsdp > 1)
+    fsdp *= dcn_fsdp;
   int dcn = number_after (low, "dcn_data_parallelism");
   if (dcn <= 0)
     dcn = number_after (low, "dcn_data");
-  if (dcn <= 0)
+  if (dcn <= 0 && strstr (low, "dcn_fsdp") == NULL)
     dcn = number_after (low, "dcn");
   return fsdp > 0 && dcn > 1 ? fsdp : 0;
 }
@@ -3730,7 +3740,9 @@ plain_data_parallel (const char *t)
 
 /* FSDP2's fully_shard(reshard_after_forward=...) as the cell states it:
  * "reshard_after_forward true", "reshard_after_forward=False", "reshard_after_forward:
- * false": 1 / 0; -1 when the cell does not say */
+ * false": 1 / 0; torchtitan's [parallelism] fsdp_reshard_after_forward policy, quoted or
+ * not: "always" 1, "never" 0, "default" -1 (its own rule: reshard unless under PP;
+ * "never" read as full shard's zero3); -1 when the cell does not say */
 static int
 reshard_after_forward_in (const char *text)
 {
@@ -3739,11 +3751,13 @@ reshard_after_forward_in (const char *text)
        p = strstr (p + 1, "reshard_after_forward"))
     {
       const char *q = p + strlen ("reshard_after_forward");
-      while (*q == ' ' || *q == ':' || *q == '=')
+      while (*q == ' ' || *q == ':' || *q == '=' || *q == '"' || *q == '\'')
         q++;
-      if (g_str_has_prefix (q, "true") || (q[0] == '1' && !g_ascii_isdigit (q[1])))
+      if (g_str_has_prefix (q, "true") || g_str_has_prefix (q, "always")
+          || (q[0] == '1' && !g_ascii_isdigit (q[1])))
         return 1;
-      if (g_str_has_prefix (q, "false") || (q[0] == '0' && !g_ascii_isdigit (q[1])))
+      if (g_str_has_prefix (q, "false") || g_str_has_prefix (q, "never")
+          || (q[0] == '0' && !g_ascii_isdigit (q[1])))
         return 0;
     }
   /* ... or said off in words: "no reshard after forward", "params not resharded after
@@ -4362,7 +4376,8 @@ map_sharding (ResPublishedCase *c, const char *text, const char *framework, cons
            || contains_ci (t, "distributed_fused_adam") || contains_ci (t, "distributed fused adam")
            || contains_ci (t, "distributed adam") || contains_ci (t, "dist. optimizer")
            || contains_ci (t, "dist optimizer") || contains_ci (t, "distopt")
-           || contains_ci (t, "dist-opt") || contains_ci (t, "dist_opt"))
+           || contains_ci (t, "dist-opt") || contains_ci (t, "dist_opt")
+           || contains_ci (t, "distributed_optim"))
     *out = PLAN_SHARD_ZERO1;
   else if (names_zero_redundancy_optimizer (t))
     {

@@ -525,6 +525,8 @@ test_sharding (void)
     { "dist. optimizer", "Megatron-Core", 1, PLAN_SHARD_ZERO1 },
     { "DistOpt", "Megatron-Core", 1, PLAN_SHARD_ZERO1 },
     { "dist-opt", "Megatron-Core", 1, PLAN_SHARD_ZERO1 },
+    /* NeMo 2's optimizer name in a logged config (not recognised) */
+    { "optim: mcore_distributed_optim, overlap_grad_sync: true", "NeMo", 1, PLAN_SHARD_ZERO1 },
     /* Megatron-FSDP's --data-parallel-sharding-strategy values */
     { "optim_grads_params", "Megatron-Core", 1, PLAN_SHARD_ZERO3 },
     { "Megatron-FSDP (optim_grads)", "Megatron-Core", 1, PLAN_SHARD_ZERO2 },
@@ -554,6 +556,11 @@ test_sharding (void)
     { "FSDP (reshard_after_forward: false)", "PyTorch", 1, PLAN_SHARD_ZERO2 },
     { "reshard_after_forward=False", "PyTorch", 1, PLAN_SHARD_ZERO2 },
     { "fully_shard(reshard_after_forward=True)", "torchtitan", 2, PLAN_SHARD_ZERO3 },
+    /* torchtitan's fsdp_reshard_after_forward policy, quoted as its toml writes it (the
+     * CSV doubles the quote): "never" read as zero3, and "always" under PP, where its
+     * default keeps the parameters, as zero2 */
+    { "FSDP256, fsdp_reshard_after_forward=\"\"never\"\"", "torchtitan", 1, PLAN_SHARD_ZERO2 },
+    { "FSDP, fsdp_reshard_after_forward = 'always'", "torchtitan", 2, PLAN_SHARD_ZERO3 },
     /* torchtitan's data-parallel degrees (config Parallelism): a shard degree alone (-1,
      * its default, the ranks left) is FSDP, zero3 on torchtitan at pp 1; shard 1 with
      * replicas is DDP (none); they were not recognised */
@@ -657,6 +664,21 @@ test_sharding (void)
                                          "MaxText", "bf16");
   g_assert_cmpint (h4->plan.sharding, ==, PLAN_SHARD_HSDP);
   g_assert_cmpint (h4->plan.hsdp_shard_size, ==, 8);
+  /* ... and MaxText's own keys, as gpu-recipes' launch flags write them (read as zero3
+   * over all 64): fsdp 8 inside, 8 dcn replicas; an fsdp axis over dcn too shards over
+   * both, 2 x 16 = 32, with 64 / 32 = 2 replicas */
+  static const struct { const char *text; int group; } mx[] = {
+    { "ici_fsdp_parallelism=8, dcn_data_parallelism=8", 8 },
+    { "dcn_data_parallelism: 2, dcn_fsdp_parallelism: 2, ici_fsdp_parallelism: 16", 32 },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (mx); i++)
+    {
+      g_autoptr (ResPublishedCase) h = row ("H100-SXM-80GB", 64, 1, mx[i].text, "MaxText",
+                                            "bf16");
+      if (h->plan.sharding != PLAN_SHARD_HSDP || h->plan.hsdp_shard_size != mx[i].group)
+        g_error ("'%s': sharding %d, group %d, expected hsdp with %d", mx[i].text,
+                 h->plan.sharding, h->plan.hsdp_shard_size, mx[i].group);
+    }
   /* Meta's 4D parallelism orders [TP, CP, PP, DP] (Llama 3 paper, Sec. 3.3.2); other
    * rows keep Megatron's tp-cp-ep-dp-pp */
   g_autoptr (ResPublishedCase) meta = row ("H100-SXM-80GB (700W, HBM3)", 64, 2, "",
