@@ -6165,6 +6165,40 @@ followed_by_weight (const char *end)
   return FALSE;
 }
 
+/* Whether the number that ends at `end` opens an arithmetic expression ("4096 / (256 x
+ * 16) = 1", "2 * 8 = 16"): an operator after it ('/', '*', a multiplication sign, or an
+ * 'x' before a digit or a space), then only numbers, operators and brackets up to an '='.
+ * 0 where it opens none (the number stands); 1 with *n the whole number after the '='
+ * and *after past it; -1 where the expression has no such result (no '=', or no whole
+ * number after it). */
+static int
+expression_result (const char *end, gint64 *n, char **after)
+{
+  const char *a = end;
+  while (*a == ' ')
+    a++;
+  const gboolean times = (*a == 'x' || *a == 'X') && (a[1] == ' ' || g_ascii_isdigit (a[1]));
+  const gboolean sign = (guchar) a[0] == 0xc3 && ((guchar) a[1] == 0x97 || (guchar) a[1] == 0xb7);
+  if (!(*a == '/' || *a == '*' || times || sign))
+    return 0;
+  for (; *a != '\0' && *a != '='; a++)
+    if (!(g_ascii_isdigit (*a) || strchr (" ()/*xX+-.,", *a) != NULL || (guchar) *a >= 0x80))
+      return -1;
+  if (*a != '=')
+    return -1;
+  for (a++; *a == ' '; a++)
+    ;
+  if (!g_ascii_isdigit (*a))
+    return -1;
+  char *e = NULL;
+  const gint64 v = g_ascii_strtoll (a, &e, 10);
+  if (*e == '.' && g_ascii_isdigit (e[1]))
+    return -1;   /* a fraction is no count */
+  *n = v;
+  *after = e;
+  return 1;
+}
+
 /* The micro-batch size a micro_batch cell (or the notes) gives after a label, where it
  * does not start with the number: the label at the start of a word, then any of " =:_-",
  * the word "size", then the number. Two kinds of label:
@@ -6215,6 +6249,11 @@ mb_labelled (const char *cell, gboolean notes, gboolean *local, gboolean *tokens
           {
             char *end = NULL;
             gint64 n = g_ascii_strtoll (q, &end, 10);
+            /* the first term of an expression ("microbatch size = 4096 / (256 x 16) =
+             * 1", a derivation in the notes: read as 4,096) is no size; its result after
+             * '=' is, else nothing is read */
+            if (expression_result (end, &n, &end) < 0)
+              continue;
             if (n >= 1 && n <= G_MAXINT && followed_by_tokens (end))
               *tokens = TRUE;
             else if (followed_by_weight (end)
@@ -7371,6 +7410,17 @@ map_plan (ResPublishedCase *c, const ResCsv *csv, guint row, gint64 global_batch
                                             mb_where != NULL ? mb_where : "",
                                             split ? "pp x V micro-batches, the stack's split"
                                                   : "the stack's one-sample micro-batches");
+    }
+  else if (cell_count (get (csv, row, "grad_accum"), &v) && v >= 1
+           && global_batch % ((gint64) dp * v) == 0)
+    {
+      /* unstated beside a stated accumulation: the global batch over dp x its micro-
+       * batches (DeepSeek-V3 on 256 GB300 under torchtitan, 4,096 on dp 128 x 32: 1; the
+       * stack's split below gave 2 in 16, the accumulation cell unread) */
+      p->micro_batch = (int) (global_batch / ((gint64) dp * v));
+      c->micro_batch_why = g_strdup_printf ("global_batch %" G_GINT64_FORMAT " / (dp %d x "
+                                            "grad_accum %" G_GINT64_FORMAT ")", global_batch,
+                                            (int) dp, v);
     }
   else if (pp > 1 && c->stack->default_pp_microbatches == FW_PP_MB_STAGES
            && global_batch % dp == 0 && (global_batch / dp) % (pp * vpp) == 0)

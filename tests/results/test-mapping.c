@@ -4430,6 +4430,12 @@ test_micro_batch_labels (void)
     { "Megatron-LM", 4, "", "flags: --tp 2 --micro-batch-size 2", 2 },
     { "Megatron-LM", 4, "", "No activation checkpointing. MBS 2 (sequences)", 2 },
     { tt, 1, "", "LBS = 8", 8 },
+    /* a derivation in the notes: the label's value is the expression's result, not its
+     * first term (read as 512 and 16, then refused) */
+    { "Megatron-LM", 4, "", "[derived: microbatch size = 512 / (16 x 16) = 2]", 2 },
+    { tt, 1, "", "local batch = 512 / 64 = 8, from the config", 8 },
+    /* ... and an expression with no result is no size */
+    { "Megatron-LM", 4, "", "mbs = 512 / dp", 1 },
     /* a cell that defers to the notes or the stack reads as an empty one (they were
      * refused, and read as 1 before) */
     { "Megatron-LM", 4, "see notes", "MBS 2, GBS 512", 2 },
@@ -4454,6 +4460,21 @@ test_micro_batch_labels (void)
         g_error ("'%s' pp %d micro '%s' notes '%s': micro_batch %d, expected %d (%s)",
                  rows[i].fw, rows[i].pp, rows[i].micro, rows[i].notes, c->plan.micro_batch,
                  rows[i].want, c->skip_reason ? c->skip_reason : "");
+    }
+  /* an unstated micro-batch beside a stated accumulation is the global batch over dp x
+   * its micro-batches: 512 / (16 x 8) = 4 at pp 4 (Megatron-LM's one-sample micro-
+   * batches took 1, and torchtitan's pp x V split 512 / 16 / 4 = 8, the cell unread) */
+  static const char *const ga_fw[] = { "Megatron-LM", tt };
+  for (guint i = 0; i < G_N_ELEMENTS (ga_fw); i++)
+    {
+      g_autofree char *text = g_strdup_printf (
+        "row_id,model,gpu_type,n_gpus,n_layers,hidden,n_heads,vocab,seq_len,tp,pp,"
+        "micro_batch,grad_accum,framework,global_batch,step_time_s\n"
+        "1,GPT,H100-SXM-80GB,64,16,1024,16,16384,1024,1,4,,8,\"%s\",512,1.0\n", ga_fw[i]);
+      g_autoptr (ResPublishedCase) c = case_of (text);
+      g_assert_true (c->ready);
+      g_assert_cmpint (c->plan.micro_batch, ==, 4);
+      g_assert_cmpstr (c->micro_batch_why, ==, "global_batch 512 / (dp 16 x grad_accum 8)");
     }
   /* --explain says how a local batch was split and where it was read */
   g_autoptr (ResPublishedCase) n = mb_label_row (tt, 4, "", "local batch size 32");
