@@ -3023,6 +3023,59 @@ blank_negated (const char *text, const char *const *keys, gboolean *any)
   return out;
 }
 
+/* A shard group of whole nodes said in a clause of its own (`low`, lower case): a count
+ * of nodes ("2 nodes", "2-node", "2 servers", "2 hosts") in a clause (between ',', ';',
+ * brackets and " and ") that speaks of sharding ("shard", "fsdp") and not of replicas
+ * ("replicat", "ddp"): "HSDP, shard group of 2 nodes", "shard across 2 nodes (16 GPUs),
+ * replicate x4", "sharding over 2 nodes and replication over 4", "FSDP within 2 nodes =
+ * 16 GPUs", "2 nodes per shard group", "FSDP inside 2-node groups" (each took one
+ * server's 8). Hybrid sharding's own name ("hybrid shard over 16 nodes") is no shard
+ * clause. The count, or 0. */
+static int
+shard_nodes_in_clause (const char *low)
+{
+  g_autofree char *t = g_strdup (low);
+  static const char *const names[] = { "hybrid shard", "hybrid_shard", "hybrid-shard",
+                                       "shard_grad_op" };
+  for (guint i = 0; i < G_N_ELEMENTS (names); i++)
+    for (char *p = strstr (t, names[i]); p != NULL; p = strstr (p, names[i]))
+      memset (p, '#', strlen (names[i]));
+  int found = 0;
+  const char *cb = t;
+  for (const char *p = t;; p++)
+    {
+      const gboolean join = strncmp (p, " and ", 5) == 0;
+      if (*p != '\0' && !join && strchr (",;()[]", *p) == NULL)
+        continue;
+      g_autofree char *clause = g_strndup (cb, (gsize) (p - cb));
+      if ((strstr (clause, "shard") != NULL || strstr (clause, "fsdp") != NULL)
+          && strstr (clause, "replicat") == NULL && strstr (clause, "ddp") == NULL)
+        for (const char *q = clause; *q != '\0'; q++)
+          {
+            if (!g_ascii_isdigit (*q) || (q > clause && (g_ascii_isalnum (q[-1]) || q[-1] == '.')))
+              continue;
+            char *e = NULL;
+            const gint64 n = g_ascii_strtoll (q, &e, 10);
+            const char *w = e;
+            if (*w == ' ' || *w == '-')
+              w++;
+            if (n >= 1 && n <= 4096
+                && (g_str_has_prefix (w, "node") || g_str_has_prefix (w, "server")
+                    || g_str_has_prefix (w, "host")))
+              {
+                if (found != 0 && found != (int) n)
+                  return 0;   /* two counts: no reading */
+                found = (int) n;
+              }
+            q = e - 1;
+          }
+      if (*p == '\0')
+        break;
+      cb = p + (join ? 5 : 1);
+    }
+  return found;
+}
+
 /* The distributed optimizer's names, lower case (ZeRO-1 in Megatron-Core / NeMo): the
  * option, its short forms, NeMo 1's optim.name distributed_fused_adam and NeMo 2's
  * mcore_distributed_optim (its logged config's "optim:" name; not recognised) */
@@ -4303,6 +4356,8 @@ map_sharding (ResPublishedCase *c, const char *text, const char *framework, cons
             nodes = count_before_word (low, "-node shard");
           if (nodes <= 0)
             nodes = count_before_word (low, " node shard");
+          if (nodes <= 0)
+            nodes = shard_nodes_in_clause (low);
           if (nodes > 0)
             *group_gpus = nodes * (int) c->cluster->levels[0].count;
         }

@@ -628,6 +628,17 @@ test_sharding (void)
     { "HSDP (2-node shard groups)", 16 },
     /* ... and the verb after the nodes, as a label's value (one server's 8 was taken) */
     { "HSDP (within 2 nodes: shard; across: replicate)", 16 },
+    /* ... and whole nodes in any clause about sharding (shard_nodes_in_clause; each took
+     * one server's 8, the last a group of 2 GPUs) */
+    { "HSDP, shard group of 2 nodes", 16 },
+    { "HSDP: shard across 2 nodes (16 GPUs), replicate x4", 16 },
+    { "HSDP with sharding over 2 nodes and replication over 4", 16 },
+    { "HSDP (FSDP within 2 nodes = 16 GPUs, DDP across 4 groups)", 16 },
+    { "HSDP with 2 nodes per shard group", 16 },
+    { "HSDP: FSDP inside 2-node groups, replicated across 4 groups", 16 },
+    /* ... not hybrid sharding's own name nor a clause about replicas: one server's 8 */
+    { "hybrid shard over 8 nodes", 8 },
+    { "HSDP: replicate over 8 nodes", 8 },
     /* ... and not a count of GPUs: "within 32 GPUs" is shard_gpus_in's, 32 */
     { "HSDP (sharded within 32 GPUs)", 32 },
     /* whole nodes outside a bracket too, before the first number after "hsdp" (these
