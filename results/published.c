@@ -3960,6 +3960,19 @@ names_torch_ddp (const char *t)
   return FALSE;
 }
 
+/* Colossal-AI's Gemini named in a sharding cell as a word of its own ("gemini",
+ * "GeminiPlugin", "gemini_auto"), not said off */
+static gboolean
+names_gemini (const char *t)
+{
+  g_autofree char *low = g_ascii_strdown (t, -1);
+  for (const char *p = strstr (low, "gemini"); p != NULL; p = strstr (p + 1, "gemini"))
+    if ((p == low || !g_ascii_isalnum (p[-1])) && !negated_before (low, p)
+        && !mention_off (low, p, 6, NULL))
+      return TRUE;
+  return FALSE;
+}
+
 /* Whether `t` says the run is plain data parallelism, all of it: "pure data parallel",
  * "data parallel only", "DP only", "plain DP", "unsharded", "parameters replicated"; not
  * "replicated" of some tensors ("embeddings replicated") */
@@ -4386,6 +4399,19 @@ map_sharding (ResPublishedCase *c, const char *text, const char *framework, cons
                  "NVMe memory is not modelled", shown);
   else if (contains_ci (t, "ZeRO++") || contains_ci (t, "zeropp"))
     *out = PLAN_SHARD_ZERO3;   /* qwZ / hpZ / qgZ not modelled: ZeRO-3's traffic */
+  else if (names_gemini (t))
+    {
+      /* Colossal-AI's Gemini (GeminiPlugin): parameters, gradients and optimizer states
+       * in chunks sharded over the data-parallel group, gathered chunk by chunk for the
+       * forward and backward (Colossal-AI docs, "Gemini": ZeRO-3 with a chunk-based
+       * memory manager); placement_policy "static" keeps them on the GPU by default,
+       * "auto" or a CPU placement moves chunks to host memory, which no plan models */
+      if (contains_ci (t, "auto") || contains_ci (t, "cpu"))
+        return skip (c, "zero_stage_or_fsdp '%s': Gemini's auto or CPU placement moves "
+                     "parameter chunks and optimizer states to host memory, which is not "
+                     "modelled (hint: placement_policy static, or ZeRO-3)", shown);
+      *out = PLAN_SHARD_ZERO3;
+    }
   else if (params_sharded_named (t) && shard_gpus_in (t) > 0)
     {
       /* parameters sharded over a stated group of GPUs and replicated across the groups

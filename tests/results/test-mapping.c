@@ -525,6 +525,9 @@ test_sharding (void)
     { "dist. optimizer", "Megatron-Core", 1, PLAN_SHARD_ZERO1 },
     { "DistOpt", "Megatron-Core", 1, PLAN_SHARD_ZERO1 },
     { "dist-opt", "Megatron-Core", 1, PLAN_SHARD_ZERO1 },
+    /* Colossal-AI's Gemini, chunked ZeRO-3 (not recognised) */
+    { "Gemini (placement_policy static)", "Colossal-AI", 1, PLAN_SHARD_ZERO3 },
+    { "GeminiPlugin", "Colossal-AI", 1, PLAN_SHARD_ZERO3 },
     /* NeMo 2's optimizer name in a logged config (not recognised) */
     { "optim: mcore_distributed_optim, overlap_grad_sync: true", "NeMo", 1, PLAN_SHARD_ZERO1 },
     /* Megatron-FSDP's --data-parallel-sharding-strategy values */
@@ -779,6 +782,16 @@ test_sharding (void)
       g_autoptr (ResPublishedCase) c = row ("H100-SXM-80GB", 8, 1, offl[i], "DeepSpeed", "bf16");
       g_assert_false (c->ready);
       g_assert_nonnull (strstr (c->skip_reason, "offloading to host / NVMe memory is not modelled"));
+    }
+  /* Colossal-AI's Gemini with its auto or CPU placement moves chunks to the host */
+  static const char *const gem_off[] = { "gemini (gemini_auto plugin)",
+                                         "Gemini, placement_policy=\"\"cpu\"\"" };
+  for (guint i = 0; i < G_N_ELEMENTS (gem_off); i++)
+    {
+      g_autoptr (ResPublishedCase) c = row ("A100-SXM4-80GB", 8, 1, gem_off[i], "Colossal-AI",
+                                            "bf16");
+      g_assert_false (c->ready);
+      g_assert_nonnull (strstr (c->skip_reason, "Gemini's auto or CPU placement"));
     }
   /* HSDP with no group stated is one server's data-parallel ranks: 8 GPUs over tp x cp.
    * 64 H100s at tp 2: 8 / 2 = 4 ranks a group (dp 32; the 8 GPUs of a server hold 4 DP
