@@ -4101,6 +4101,30 @@ offload_affirmed_after (const char *e)
   return word_among_at (e, yes, G_N_ELEMENTS (yes));
 }
 
+/* Where the value of an offload key begins in a DeepSpeed config pasted as JSON or YAML,
+ * from `e`, the key's end: past the quotes, ':' / '=' and spaces, and past a '{' with the
+ * "device" key inside it ('"offload_optimizer": {"device": "none"}' -> 'none"}',
+ * "offload_optimizer: {device: cpu, pin_memory: true}" -> "cpu, ..."); `e` itself where
+ * no brace or quote follows (the plain forms read as before) */
+static const char *
+offload_key_value (const char *e)
+{
+  const char *v = e;
+  gboolean json = FALSE;
+  for (;; v++)
+    if (*v == '"' || *v == '\'' || *v == '{')
+      json = TRUE;
+    else if (*v != ' ' && *v != ':' && *v != '=')
+      break;
+  if (!json)
+    return e;
+  /* the brace's "device" key (DeepSpeed's offload_param / offload_optimizer sections) */
+  if (g_str_has_prefix (v, "device") && !g_ascii_isalnum (v[6]) && v[6] != '_')
+    for (v += 6; *v == '"' || *v == '\'' || *v == ' ' || *v == ':' || *v == '='; v++)
+      ;
+  return v;
+}
+
 /* Whether the clause of the offload mention at `p` in `low` (back to a '(', ';' or ',' and
  * on to a ')', ';' or ',') is about another row, configuration or table: "offload on for
  * the 70B row", "offload to CPU only in the 175B config", "(offload: true in row 7)",
@@ -4169,9 +4193,13 @@ offload_said_off (const char *t)
           if (*ek == '_' || *ek == '-')
             while (*ek == '_' || *ek == '-' || g_ascii_isalpha (*ek))
               ek++;
+          /* ... or inside a pasted config's braces and quotes ('"offload_optimizer":
+           * {"device": "none"}', skipped as offloading) */
+          const char *ev = offload_key_value (ek);
           const gboolean off = offload_negated (own) || mention_off (low, m, (gsize) (e - m), NULL)
                                || negated_before (low, m) || negated_after (e)
-                               || (ek != e && negated_after (ek));
+                               || (ek != e && negated_after (ek))
+                               || (ev != ek && negated_after (ev));
           /* where the text says offloading off somewhere (offload_negated), another mention
            * turns it on only where it says so itself ("optimizer offload disabled, param
            * offload to CPU"); a mention that reports a trial, a reason or another row
@@ -4183,7 +4211,7 @@ offload_said_off (const char *t)
               continue;
             }
           if (!off && (!negated_somewhere
-                       || (offload_affirmed_after (ek) && !offload_clause_elsewhere (low, p))))
+                       || (offload_affirmed_after (ev) && !offload_clause_elsewhere (low, p))))
             return FALSE;
         }
       if (pass == 1)

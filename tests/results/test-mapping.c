@@ -17,17 +17,27 @@ case_of (const char *text)
   return res_published_case_new (csv, 0);
 }
 
+/* A cell's text for a quoted CSV field: each '"' doubled (cells that quote a config:
+ * '"offload_optimizer": {"device": "none"}') */
+static char *
+csv_cell (const char *text)
+{
+  g_auto (GStrv) parts = g_strsplit (text, "\"", -1);
+  return g_strjoinv ("\"\"", parts);
+}
+
 /* One row of a small GPT (16 layers of 1024, 16 heads) on `gpus` GPUs with the given
  * cells; tp 1 pp `pp`, dp derived. */
 static ResPublishedCase *
 row (const char *gpu_type, int gpus, int pp, const char *sharding, const char *framework,
      const char *precision)
 {
+  g_autofree char *sh = csv_cell (sharding);
   g_autofree char *text = g_strdup_printf (
     "row_id,model,gpu_type,n_gpus,n_layers,hidden,n_heads,vocab,seq_len,tp,pp,"
     "zero_stage_or_fsdp,framework,precision,global_batch,step_time_s\n"
     "1,GPT,\"%s\",%d,16,1024,16,16384,1024,1,%d,\"%s\",\"%s\",\"%s\",%d,1.0\n",
-    gpu_type, gpus, pp, sharding, framework, precision, gpus * 4);
+    gpu_type, gpus, pp, sh, framework, precision, gpus * 4);
   return case_of (text);
 }
 
@@ -462,6 +472,13 @@ test_sharding (void)
     /* a DeepSpeed offload key said off past its suffix (skipped as offloading) */
     { "ZeRO-3, offload_param: none", "DeepSpeed", 1, PLAN_SHARD_ZERO3 },
     { "ZeRO-3, offload_optimizer: false", "DeepSpeed", 1, PLAN_SHARD_ZERO3 },
+    /* ... and inside a DeepSpeed config pasted as JSON or YAML, the verdict past the
+     * brace, the quotes and the "device" key (skipped as offloading) */
+    { "ZeRO-3, \"offload_optimizer\": {\"device\": \"none\"}", "DeepSpeed", 1,
+      PLAN_SHARD_ZERO3 },
+    { "ZeRO-3, \"offload_param\": {\"device\": \"none\"}, \"offload_optimizer\": "
+      "{\"device\": \"none\"}", "DeepSpeed", 1, PLAN_SHARD_ZERO3 },
+    { "ZeRO-3; offload_optimizer: {device: none}", "DeepSpeed", 1, PLAN_SHARD_ZERO3 },
     /* NVIDIA's "FSDP 1" beside a word about some tensors' replication stays FSDP */
     { "FSDP 1; embeddings replicated", "NeMo 24.07", 1, PLAN_SHARD_ZERO3 },
     { "FSDP FULL_SHARD (ZeRO-3)", "Composer/llm-foundry", 1, PLAN_SHARD_ZERO3 },
@@ -776,7 +793,16 @@ test_sharding (void)
                                       "ZeRO-3 (param offload off; optimizer offload on for "
                                       "the Adam states)",
                                       "ZeRO-3 (no param offload; optimizer offload to CPU as "
-                                      "in the other runs)" };
+                                      "in the other runs)",
+                                      /* a DeepSpeed config pasted as YAML or JSON: the
+                                       * optimizer's device inside its braces, after a key
+                                       * said off (read as no offloading: the "cpu" past
+                                       * '{device:' was not seen), and JSON alone */
+                                      "ZeRO-3; offload_param: none; offload_optimizer: "
+                                      "{device: cpu, pin_memory: true}",
+                                      "ZeRO-3, \"offload_param\": {\"device\": \"none\"}, "
+                                      "\"offload_optimizer\": {\"device\": \"cpu\"}",
+                                      "ZeRO-3, \"offload_optimizer\": {\"device\": \"nvme\"}" };
   for (guint i = 0; i < G_N_ELEMENTS (offl); i++)
     {
       g_autoptr (ResPublishedCase) c = row ("H100-SXM-80GB", 8, 1, offl[i], "DeepSpeed", "bf16");
