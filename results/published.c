@@ -5734,6 +5734,37 @@ recompute_flag_names_module (const char *t)
   return named;
 }
 
+/* Whether a recompute cell opens with a kind of its own, "full" or "selective" as a word
+ * ("full; ...", "selective (...)"): the row's verdict, whatever a key later in the cell
+ * says of a baseline */
+static gboolean
+recompute_kind_leads (const char *t)
+{
+  static const char *const kinds[] = { "full", "selective" };
+  for (guint i = 0; i < G_N_ELEMENTS (kinds); i++)
+    if (starts_with_ci (t, kinds[i]) && !g_ascii_isalnum (t[strlen (kinds[i])])
+        && t[strlen (kinds[i])] != '_')
+      return TRUE;
+  return FALSE;
+}
+
+/* Whether the clause of the mention at `p` in `low` (back to a '(', ';', ',' or '.' and on
+ * to a ')', ';', ',' or '.') names a baseline or another row: "recompute_granularity none
+ * in the baseline", "(baseline: recompute_granularity null)", "granularity null in the 8B
+ * row" */
+static gboolean
+recompute_clause_elsewhere (const char *low, const char *p)
+{
+  const char *b = p, *e = p;
+  while (b > low && strchr ("(;,.", b[-1]) == NULL)
+    b--;
+  while (*e != '\0' && strchr (");,.", *e) == NULL)
+    e++;
+  g_autofree char *clause = g_strndup (b, (gsize) (e - b));
+  static const char *const words[] = { "baseline", " row", "other run", NULL };
+  return contains_any_ci (clause, words);
+}
+
 static gboolean
 map_recompute_as (ResPublishedCase *c, const char *text, const char *whole, const char *notes,
                   const char *convention, gboolean said_yes, PlanRecompute *out)
@@ -5744,23 +5775,29 @@ map_recompute_as (ResPublishedCase *c, const char *text, const char *whole, cons
   /* a granularity of null or none (NeMo's yaml: "activations_checkpoint_granularity: null,
    * activations_checkpoint_method: block, activations_checkpoint_num_layers: 8") is no
    * recompute whatever method and count the config also carries (Megatron checks the
-   * granularity first; the layer count read full) */
-  {
-    g_autofree char *low = g_ascii_strdown (t, -1);
-    const char *g = strstr (low, "granularity");   /* the first: the run's setting */
-    if (g != NULL)
-      {
-        const char *v = g + strlen ("granularity");
-        while (*v == ' ' || *v == ':' || *v == '=')
-          v++;
-        if ((g_str_has_prefix (v, "null") || g_str_has_prefix (v, "none"))
-            && !g_ascii_isalnum (v[4]))
-          {
-            *out = PLAN_RECOMPUTE_NONE;
-            return TRUE;
-          }
-      }
-  }
+   * granularity first; the layer count read full). Not where the cell opens with its own
+   * kind ("full; recompute_granularity none in the baseline", "selective (baseline:
+   * recompute_granularity null)": read none), nor a granularity said of a baseline or
+   * another row ("granularity null in the 8B row"): the first of the run's own decides */
+  if (!recompute_kind_leads (t))
+    {
+      g_autofree char *low = g_ascii_strdown (t, -1);
+      const char *g = strstr (low, "granularity");
+      while (g != NULL && recompute_clause_elsewhere (low, g))
+        g = strstr (g + 1, "granularity");
+      if (g != NULL)
+        {
+          const char *v = g + strlen ("granularity");
+          while (*v == ' ' || *v == ':' || *v == '=')
+            v++;
+          if ((g_str_has_prefix (v, "null") || g_str_has_prefix (v, "none"))
+              && !g_ascii_isalnum (v[4]))
+            {
+              *out = PLAN_RECOMPUTE_NONE;
+              return TRUE;
+            }
+        }
+    }
   gboolean yes = FALSE;
   g_autofree char *q = recompute_answer_qualified (t, &yes);   /* "yes (full)" */
   /* activation offloading named and not said off (offload_said_off: "selective (w/o CPU

@@ -2382,11 +2382,12 @@ test_unstated (void)
 static ResPublishedCase *
 rc_row (const char *recompute, const char *notes)
 {
+  g_autofree char *rc = csv_cell (recompute);
   g_autofree char *text = g_strdup_printf (
     "row_id,model,gpu_type,n_gpus,n_layers,hidden,n_heads,vocab,seq_len,tp,pp,"
     "recompute,notes,global_batch,step_time_s\n"
     "1,GPT,A100-SXM-80GB,16,16,1024,16,16384,1024,1,1,\"%s\",\"%s\",64,1.0\n",
-    recompute, notes);
+    rc, notes);
   return case_of (text);
 }
 
@@ -2510,6 +2511,10 @@ test_recompute (void)
       "activations_checkpoint_num_layers: 8", PLAN_RECOMPUTE_NONE },
     { "recompute_granularity: null; recompute_method: uniform; recompute_num_layers: 1",
       PLAN_RECOMPUTE_NONE },
+    /* ... but not a baseline's or another row's null: the cell's own leading kind, or the
+     * run's own granularity after it, decides (each read none) */
+    { "full; recompute_granularity none in the baseline", PLAN_RECOMPUTE_FULL },
+    { "selective (baseline: recompute_granularity null)", PLAN_RECOMPUTE_SELECTIVE },
     { "full (MaxText remat_policy save_qkv_proj: only the query/key/value projection outputs "
       "are saved, the rest of each layer is recomputed; full is the nearest the mapping has)",
       PLAN_RECOMPUTE_FULL },
@@ -2651,6 +2656,12 @@ test_recompute (void)
     { "--recompute-method block --recompute-num-layers 4", PLAN_RECOMPUTE_BLOCK, 4, 0 },
     { "block, 4 layers", PLAN_RECOMPUTE_BLOCK, 4, 0 },
     { "full (block, 4 layers)", PLAN_RECOMPUTE_BLOCK, 4, 0 },
+    /* another row's null granularity beside them is not this run's, after "full" or
+     * without it (read none) */
+    { "full (recompute_method block, recompute_num_layers 4; granularity null in the 8B row)",
+      PLAN_RECOMPUTE_BLOCK, 4, 0 },
+    { "recompute_method block, recompute_num_layers 4; granularity null in the 8B row",
+      PLAN_RECOMPUTE_BLOCK, 4, 0 },
     { "activations_checkpoint_method block, activations_checkpoint_num_layers 4",
       PLAN_RECOMPUTE_BLOCK, 4, 0 },
     { "full, uniform, recompute_num_layers=2", PLAN_RECOMPUTE_UNIFORM, 2, 0 },
