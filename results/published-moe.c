@@ -722,8 +722,14 @@ res_pub_moe_recompute (const char *cell, Plan *plan, char **why)
    * GB200 write-up spells it so). After the flag the list is its module names up to the
    * first word that is none ("--recompute-modules not used", "... unset", "... n/a",
    * "... default (core_attn)", a trailing '.'): prose after a flag is no module (it
-   * refused the row); a "modules:" list keeps every name, an unknown one refused */
-  g_auto (GStrv) names = g_strsplit_set (list, ", ", -1);
+   * refused the row); a "modules:" list keeps every name, an unknown one refused.
+   * Names are split also at quotes, '/', '+' and '&': a Python or YAML list quotes them
+   * ('recompute_modules=["mlp", "layernorm"]', "recompute_modules: ['core_attn', 'mlp']"),
+   * a shell command quotes the flag's list ('--recompute-modules "mlp layernorm"'), and
+   * prose joins two names ("mlp/layernorm", "mlp & layernorm"). The quoted forms read as
+   * no modules or were refused naming "'core_attn'" with its quotes; "mlp/layernorm" was
+   * not recognised and "mlp & layernorm" read as mlp alone. */
+  g_auto (GStrv) names = g_strsplit_set (list, ", \"'/+&", -1);
   GPtrArray *kept = g_ptr_array_new ();
   for (guint i = 0; names[i] != NULL; i++)
     {

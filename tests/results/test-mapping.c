@@ -2879,6 +2879,31 @@ test_recompute (void)
   g_assert_cmpint (mlp->plan.recompute, ==, PLAN_RECOMPUTE_NONE);
   g_assert_cmpuint (mlp->plan.moe_recompute, ==, PLAN_MOE_RECOMPUTE_MLP);
   g_assert_cmpuint (sel->plan.moe_recompute, ==, 0);
+  /* ... also as a quoted Python / YAML list, a shell-quoted flag list, or two names joined
+   * by '&' or '/' (the regression audit's cells on a dense Megatron-Core row). Before:
+   * the first and third read as no recompute and no modules, the second was refused
+   * naming "''core_attn''" with its quotes, "&" kept mlp alone, "/" was not recognised */
+  static const struct { const char *text; PlanRecompute want; guint modules; } listed[] = {
+    { "selective, recompute_modules=[\"mlp\", \"layernorm\"]", PLAN_RECOMPUTE_NONE,
+      PLAN_MOE_RECOMPUTE_MLP | PLAN_MOE_RECOMPUTE_LAYERNORM },
+    { "selective; recompute_modules: ['core_attn', 'mlp']", PLAN_RECOMPUTE_SELECTIVE,
+      PLAN_MOE_RECOMPUTE_MLP },
+    { "--recompute-granularity selective --recompute-modules \"mlp layernorm\"",
+      PLAN_RECOMPUTE_NONE, PLAN_MOE_RECOMPUTE_MLP | PLAN_MOE_RECOMPUTE_LAYERNORM },
+    { "--recompute-modules mlp & layernorm", PLAN_RECOMPUTE_NONE,
+      PLAN_MOE_RECOMPUTE_MLP | PLAN_MOE_RECOMPUTE_LAYERNORM },
+    { "--recompute-modules mlp/layernorm", PLAN_RECOMPUTE_NONE,
+      PLAN_MOE_RECOMPUTE_MLP | PLAN_MOE_RECOMPUTE_LAYERNORM },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (listed); i++)
+    {
+      g_autoptr (ResPublishedCase) c = rc_row (listed[i].text, "");
+      if (!c->ready || c->plan.recompute != listed[i].want
+          || c->plan.moe_recompute != listed[i].modules)
+        g_error ("'%s': recompute %d, modules %u, expected %d, %u (%s)", listed[i].text,
+                 c->plan.recompute, c->plan.moe_recompute, listed[i].want, listed[i].modules,
+                 c->skip_reason ? c->skip_reason : "");
+    }
   /* The MLP's forward runs again before its backward. Per token and layer of rc_row's GPT
    * (h 1024, GeLU ffn 4096, s 1024): the forward GEMMs are 2 (4 h^2 + 8 h^2) = 25.2 MFLOP
    * (q/k/v and out, up and down), the attention core 4 s h = 4.2 MFLOP; a step runs them

@@ -827,11 +827,14 @@ test_layer_split (void)
 static ResPublishedCase *
 recompute_row (const char *recompute)
 {
+  /* a quoted CSV field: each '"' of the cell doubled ('recompute_modules=["mlp"]') */
+  g_auto (GStrv) parts = g_strsplit (recompute, "\"", -1);
+  g_autofree char *cell = g_strjoinv ("\"\"", parts);
   g_autofree char *text = g_strdup_printf (
     "row_id,model,gpu_type,n_gpus,n_layers,hidden,n_heads,vocab,seq_len,tp,pp,"
     "global_batch,step_time_s,recompute,moe\n"
     "1,GPT,H100-SXM-80GB,8,4,1024,16,32000,2048,1,1,16,1.0,\"%s\","
-    "experts=8;top_k=2;moe_ffn=1024\n", recompute);
+    "experts=8;top_k=2;moe_ffn=1024\n", cell);
   g_autoptr (ResCsv) csv = res_csv_parse (text, -1, "inline", NULL);
   g_assert_nonnull (csv);
   return res_published_case_new (csv, 0);
@@ -872,6 +875,26 @@ test_recompute_modules (void)
     { "--recompute-modules mlp and layernorm", PLAN_RECOMPUTE_NONE,
       PLAN_MOE_RECOMPUTE_MLP | PLAN_MOE_RECOMPUTE_LAYERNORM },
     { "selective; recompute_modules default (core_attn)", PLAN_RECOMPUTE_SELECTIVE, 0 },
+    /* the list as a Python or YAML list with quoted names (Megatron-Bridge's recipes), the
+     * flag's list quoted for the shell, and two names joined by '&', '/' or '+': the same
+     * modules. The first and third read as none with no modules, the second was refused
+     * as "''core_attn'' is not a Megatron-Core recompute module" (its quotes kept), "mlp &
+     * layernorm" read as mlp alone, "mlp/layernorm" and "mlp+layernorm" were not
+     * recognised (nor read as modules) */
+    { "selective, recompute_modules=[\"mlp\", \"layernorm\"]", PLAN_RECOMPUTE_NONE,
+      PLAN_MOE_RECOMPUTE_MLP | PLAN_MOE_RECOMPUTE_LAYERNORM },
+    { "selective; recompute_modules: ['core_attn', 'moe_act']", PLAN_RECOMPUTE_SELECTIVE,
+      PLAN_MOE_RECOMPUTE_ACT },
+    { "--recompute-granularity selective --recompute-modules \"mlp layernorm\"",
+      PLAN_RECOMPUTE_NONE, PLAN_MOE_RECOMPUTE_MLP | PLAN_MOE_RECOMPUTE_LAYERNORM },
+    { "--recompute-modules mlp & layernorm", PLAN_RECOMPUTE_NONE,
+      PLAN_MOE_RECOMPUTE_MLP | PLAN_MOE_RECOMPUTE_LAYERNORM },
+    { "--recompute-modules mlp/layernorm", PLAN_RECOMPUTE_NONE,
+      PLAN_MOE_RECOMPUTE_MLP | PLAN_MOE_RECOMPUTE_LAYERNORM },
+    { "--recompute-modules mlp+layernorm", PLAN_RECOMPUTE_NONE,
+      PLAN_MOE_RECOMPUTE_MLP | PLAN_MOE_RECOMPUTE_LAYERNORM },
+    { "selective (modules: 'layernorm', 'moe')", PLAN_RECOMPUTE_NONE,
+      PLAN_MOE_RECOMPUTE_LAYERNORM | PLAN_MOE_RECOMPUTE_LAYER },
   };
   for (guint i = 0; i < G_N_ELEMENTS (rows); i++)
     {
@@ -896,6 +919,12 @@ test_recompute_modules (void)
   g_autoptr (ResPublishedCase) bad = recompute_row ("selective (modules: layernorm, norms)");
   g_assert_false (bad->ready);
   g_assert_nonnull (strstr (bad->skip_reason, "'norms' is not a Megatron-Core recompute module"));
+  /* ... named without the quotes a list put around it ("''norms''" before) */
+  g_autoptr (ResPublishedCase) quoted = recompute_row ("selective; recompute_modules: "
+                                                       "['layernorm', 'norms']");
+  g_assert_false (quoted->ready);
+  g_assert_nonnull (strstr (quoted->skip_reason, " 'norms' is not a Megatron-Core recompute "
+                                                 "module"));
 }
 
 /* A DeepSeek-V3-shaped row (MLA: d_qk 128 + 64 = 192, d_v 128) on a Transformer Engine
