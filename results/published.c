@@ -8693,19 +8693,55 @@ batch_from_accumulation (ResPublishedCase *c, const ResCsv *csv, guint row, gint
   return 1;
 }
 
+/* A global batch's label that opens a sentence of prose in the notes: the words it may
+ * follow in its clause ("The global batch size is 128", "We use a global batch of 128",
+ * "with a global batch size of 128"), where mb_label_is_config wants the label at the
+ * start of its clause or after config words. `p` is the label in `low`; the start of the
+ * words before it that are all of these (p where none), which mb_label_is_config then
+ * reads as the label's start. A word of another run ("Llama 2 used a global batch of
+ * 512") is none of them, so its clause still reads as prose. */
+static const char *
+batch_label_opening (const char *low, const char *p)
+{
+  static const char *const words[] = { "the", "a", "an", "our", "we", "use", "used",
+                                       "using", "with", "and" };
+  const char *start = p;
+  for (;;)
+    {
+      const char *e = start;
+      while (e > low && e[-1] == ' ')
+        e--;
+      if (e == start)
+        return start;                  /* no space before: no word of its own */
+      const char *w = e;
+      while (w > low && g_ascii_isalpha (w[-1]))
+        w--;
+      gboolean listed = FALSE;
+      for (guint i = 0; i < G_N_ELEMENTS (words) && !listed; i++)
+        listed = strlen (words[i]) == (gsize) (e - w) && strncmp (w, words[i], (gsize) (e - w)) == 0;
+      if (w == e || !listed)
+        return start;
+      start = w;
+    }
+}
+
 /* The gradient accumulation steps (*ga) and the global batch (*gb) a text states by a
  * label, where the row leaves both cells empty: a label at the start of a word, any of
- * " =:_-" and the word "steps" or "size", then a whole number not followed by a letter,
- * a '.' or a unit of tokens. Accumulation: "gradient_accumulation_steps=4" (DeepSpeed's
- * and the HF Trainer's key), "--gradient-accumulation-steps 4", "GAS=4", "grad_accum 4",
- * "gradient accumulation 4 steps"; a global batch: "global_batch_size 32" (torchtitan's
- * key), "global batch 32", "GBS 32". In the notes (`notes`) a label is read only where it
- * reads as the run's setting (mb_label_is_config, as the notes' micro-batch labels are).
- * 1: a count read (the other 0 where not); 0: the text names neither, or names one with
- * no count read ("gradient accumulation in fp32"); -1: two counts of a kind differ. A
- * label in a notes sentence about another row or a baseline, a negative value and the
- * first factor of a product are no count. A mention said off ("no gradient accumulation") or about
- * Megatron's fused weight-gradient kernel ("gradient_accumulation_fusion") names none. */
+ * " =:_-", the word "steps" or "size" and a few words of prose ("is", "was", "of", "set
+ * to", "equal to"), then a whole number not followed by a letter, a '.' or a unit of
+ * tokens. Accumulation: "gradient_accumulation_steps=4" (DeepSpeed's and the HF
+ * Trainer's key), "--gradient-accumulation-steps 4", "GAS=4", "grad_accum 4", "gradient
+ * accumulation 4 steps", "gradient accumulation of 2 steps"; a global batch:
+ * "global_batch_size 32" (torchtitan's key), "global batch 32", "GBS 32", "The global
+ * batch size is 128", "global batch size was set to 128", "effective global batch 128".
+ * In the notes (`notes`) a label is read only where it reads as the run's setting
+ * (mb_label_is_config, as the notes' micro-batch labels are, past the prose words a
+ * sentence may open with: batch_label_opening). 1: a count read (the other 0 where not);
+ * 0: the text names neither, or names one with no count read ("gradient accumulation in
+ * fp32"); -1: two counts of a kind differ. A label in a notes sentence about another row
+ * or a baseline, a negative value and the first factor of a product are no count. A
+ * mention said off ("no gradient accumulation") or about Megatron's fused weight-gradient
+ * kernel ("gradient_accumulation_fusion") names none. */
 static int
 accumulation_stated (const char *text, gboolean notes, gint64 *ga, gint64 *gb)
 {
@@ -8714,9 +8750,12 @@ accumulation_stated (const char *text, gboolean notes, gint64 *ga, gint64 *gb)
     { "gradient accumulation steps", FALSE }, { "gradient accumulation", FALSE },
     { "grad_accum", FALSE }, { "gas", FALSE },
     { "global_batch_size", TRUE }, { "global batch size", TRUE }, { "global_batch", TRUE },
-    { "global batch", TRUE }, { "gbs", TRUE }, { "effective batch size", TRUE },
+    { "global batch", TRUE }, { "gbs", TRUE }, { "effective global batch size", TRUE },
+    { "effective global batch", TRUE }, { "effective batch size", TRUE },
     { "effective batch", TRUE },
   };
+  /* the words of prose between a label and its number, each followed by a space */
+  static const char *const fillers[] = { "is ", "was ", "of ", "set to ", "equal to " };
   static const char *const mentions[] = {
     "gradient accumulation", "gradient_accumulation", "gradient-accumulation",
     "grad accumulation", "grad_accum", "grad accum", "accumulation steps", "gas",
@@ -8759,6 +8798,10 @@ accumulation_stated (const char *text, gboolean notes, gint64 *ga, gint64 *gb)
               q++, moved = TRUE;
             if (g_str_has_prefix (q, "steps") || g_str_has_prefix (q, "size"))
               q += g_str_has_prefix (q, "steps") ? 5 : 4, moved = TRUE;
+            /* "is 128", "of 128", "was set to 128": read before, these stopped the label */
+            for (guint f = 0; f < G_N_ELEMENTS (fillers) && !moved; f++)
+              if (g_str_has_prefix (q, fillers[f]))
+                q += strlen (fillers[f]), moved = TRUE;
           }
         if (!g_ascii_isdigit (*q))
           continue;
@@ -8817,7 +8860,7 @@ accumulation_stated (const char *text, gboolean notes, gint64 *ga, gint64 *gb)
         if (!labels[i].global && g_str_has_prefix (after, "steps")
             && !g_ascii_isalnum (after[5]))
           end = (char *) after + 5;
-        if (notes && !mb_label_is_config (text, low, p, end))
+        if (notes && !mb_label_is_config (text, low, batch_label_opening (low, p), end))
           continue;
         gint64 *f = labels[i].global ? gb : ga;
         if (*f != 0 && *f != v)

@@ -3190,7 +3190,8 @@ test_batch_from_stack_accumulation (void)
  * "1 (local_batch_size; global_batch_size 32)" on 8 GPUs is 32, 4 steps of 1 x 8 (read 8);
  * "effective batch 64 via gradient accumulation" gives no count of steps (read 8). A
  * global batch that is no whole number of micro_batch x dp steps ("global_batch_size 30"
- * on 8 ranks) is skipped too. */
+ * on 8 ranks) is skipped too. A count in prose ("The global batch size is 128") is read
+ * too (its rows below). */
 static void
 test_batch_accumulation_stated (void)
 {
@@ -3240,6 +3241,41 @@ test_batch_accumulation_stated (void)
       "global batch 1024 from the notes" },
     { "torchtitan", "", "", 8, "1", "GBS 2 048 sequences", 2048,
       "global batch 2048 from the notes" },
+    /* a global batch or accumulation in prose, a few words between the label and its
+     * number ("is", "of", "was set to"), or the sentence opening with "The", "We use a",
+     * "with a": torchtitan at local batch 1 on 64 GPUs, 128 = 1 x 64 x 2 steps. Each read
+     * 64, the stack's default of 1 step, with nothing said of the notes */
+    { "torchtitan", "", "", 64, "1", "The global batch size is 128.", 128,
+      "global batch 128 from the notes = micro_batch 1 x dp 64 x 2 accumulation steps" },
+    { "torchtitan", "", "", 64, "1", "global batch size was set to 128", 128,
+      "global batch 128 from the notes = micro_batch 1 x dp 64 x 2 accumulation steps" },
+    { "torchtitan", "", "", 64, "1", "with a global batch size of 128 (1M tokens)", 128,
+      "global batch 128 from the notes = micro_batch 1 x dp 64 x 2 accumulation steps" },
+    { "torchtitan", "", "", 64, "1", "Global batch of 128.", 128,
+      "global batch 128 from the notes = micro_batch 1 x dp 64 x 2 accumulation steps" },
+    { "torchtitan", "", "", 64, "1", "We use a global batch of 128 sequences (1M tokens).", 128,
+      "global batch 128 from the notes = micro_batch 1 x dp 64 x 2 accumulation steps" },
+    { "torchtitan", "", "", 64, "1",
+      "global batch of 128 sequences of 8K tokens = 1,048,576 tokens", 128,
+      "global batch 128 from the notes = micro_batch 1 x dp 64 x 2 accumulation steps" },
+    { "torchtitan", "", "", 64, "1", "The effective global batch size is 128 sequences.", 128,
+      "global batch 128 from the notes = micro_batch 1 x dp 64 x 2 accumulation steps" },
+    { "torchtitan", "", "", 64, "1", "effective global batch 128 per optimizer step.", 128,
+      "global batch 128 from the notes = micro_batch 1 x dp 64 x 2 accumulation steps" },
+    { "torchtitan", "", "", 64, "1", "gradient accumulation of 2 steps", 128,
+      "micro_batch 1 x grad_accum 2 x dp 64; grad_accum from the notes" },
+    /* ... but prose about another run, a baseline, a product's first factor, a size in
+     * tokens and a negative value are still no count: the default's 1 x 1 x 64 */
+    { "torchtitan", "", "", 64, "1", "Llama 2 used a global batch of 512.", 64,
+      "grad_accum not stated: the torchtitan stack's default 1" },
+    { "torchtitan", "", "", 64, "1", "The baseline used a global batch of 256.", 64,
+      "grad_accum not stated: the torchtitan stack's default 1" },
+    { "torchtitan", "", "", 64, "1", "The global batch size is 2 x 64 GPUs.", 64,
+      "grad_accum not stated: the torchtitan stack's default 1" },
+    { "torchtitan", "", "", 64, "1", "The global batch size is 4M tokens.", 64,
+      "grad_accum not stated: the torchtitan stack's default 1" },
+    { "torchtitan", "", "", 64, "1", "global batch size is -1", 64,
+      "grad_accum not stated: the torchtitan stack's default 1" },
   };
   for (guint i = 0; i < G_N_ELEMENTS (rows); i++)
     {
