@@ -8693,6 +8693,24 @@ batch_from_accumulation (ResPublishedCase *c, const ResCsv *csv, guint row, gint
   return 1;
 }
 
+/* What one unit of a batch per unit holds: one data-parallel replica's batch (per
+ * data-parallel rank, per replica), one GPU's (per GPU, device, rank, accelerator), or
+ * one node's (per node, host, server) */
+typedef enum { BATCH_PER_REPLICA, BATCH_PER_GPU, BATCH_PER_NODE } BatchUnitKind;
+typedef struct
+{
+  const char   *words;   /* as the text writes it, lower case: "per data-parallel rank" */
+  const char   *shown;   /* as explain lines write it: "per GPU" */
+  BatchUnitKind kind;
+} BatchUnit;
+/* An effective batch a text gives per unit: `each` sequences a step per one `per` (each 0:
+ * none) */
+typedef struct
+{
+  gint64           each;
+  const BatchUnit *per;
+} BatchPerUnit;
+
 /* A global batch's label that opens a sentence of prose in the notes: the words it may
  * follow in its clause ("The global batch size is 128", "We use a global batch of 128",
  * "with a global batch size of 128"), where mb_label_is_config wants the label at the
@@ -8725,6 +8743,44 @@ batch_label_opening (const char *low, const char *p)
     }
 }
 
+/* The unit of a batch per unit at `x` ("per GPU", "per data-parallel rank", "/device",
+ * "per host"): its table entry, *len the characters it takes, NULL where `x` names none.
+ * A batch per data-parallel rank or replica is one replica's; per GPU, device, rank or
+ * accelerator it is one GPU's; per node, host or server one node's. */
+static const BatchUnit *
+batch_unit_at (const char *x, gsize *len)
+{
+  static const BatchUnit units[] = {
+    { "per data-parallel rank", "per data-parallel rank", BATCH_PER_REPLICA },
+    { "per data parallel rank", "per data-parallel rank", BATCH_PER_REPLICA },
+    { "per data-parallel replica", "per data-parallel replica", BATCH_PER_REPLICA },
+    { "per dp rank", "per DP rank", BATCH_PER_REPLICA },
+    { "per dp replica", "per DP replica", BATCH_PER_REPLICA },
+    { "per replica", "per replica", BATCH_PER_REPLICA },
+    { "per gpu", "per GPU", BATCH_PER_GPU }, { "per device", "per device", BATCH_PER_GPU },
+    { "per rank", "per rank", BATCH_PER_GPU },
+    { "per accelerator", "per accelerator", BATCH_PER_GPU },
+    { "/gpu", "per GPU", BATCH_PER_GPU }, { "/ gpu", "per GPU", BATCH_PER_GPU },
+    { "/device", "per device", BATCH_PER_GPU }, { "/ device", "per device", BATCH_PER_GPU },
+    { "per node", "per node", BATCH_PER_NODE }, { "per host", "per host", BATCH_PER_NODE },
+    { "per server", "per server", BATCH_PER_NODE },
+  };
+  for (guint u = 0; u < G_N_ELEMENTS (units); u++)
+    {
+      gsize n = strlen (units[u].words);
+      if (!g_str_has_prefix (x, units[u].words))
+        continue;
+      if (x[n] == 's' && !g_ascii_isalpha (x[n + 1]))
+        n++;                           /* "per GPUs" */
+      if (!g_ascii_isalpha (x[n]))
+        {
+          *len = n;
+          return &units[u];
+        }
+    }
+  return NULL;
+}
+
 /* The gradient accumulation steps (*ga) and the global batch (*gb) a text states by a
  * label, where the row leaves both cells empty: a label at the start of a word, any of
  * " =:_-", the word "steps" or "size" and a few words of prose ("is", "was", "of", "set
@@ -8736,32 +8792,41 @@ batch_label_opening (const char *low, const char *p)
  * batch size is 128", "global batch size was set to 128", "effective global batch 128".
  * In the notes (`notes`) a label is read only where it reads as the run's setting
  * (mb_label_is_config, as the notes' micro-batch labels are, past the prose words a
- * sentence may open with: batch_label_opening). 1: a count read (the other 0 where not);
- * 0: the text names neither, or names one with no count read ("gradient accumulation in
- * fp32"); -1: two counts of a kind differ. A label in a notes sentence about another row
- * or a baseline, a negative value and the first factor of a product are no count. A
- * mention said off ("no gradient accumulation") or about Megatron's fused weight-gradient
- * kernel ("gradient_accumulation_fusion") names none. */
+ * sentence may open with: batch_label_opening). An effective batch given per unit
+ * ("effective batch size 2 per data-parallel rank", "effective batch 8 sequences per GPU",
+ * "effective batch size per GPU: 2", "effective batch 16 per host") is no global batch
+ * but one replica's, GPU's or node's: *unit (each 0 where none), which the caller
+ * multiplies out where it can; a global batch given per unit ("global batch 128 per
+ * replica") is none at all. 1: a count read (the others 0 where not); 0: the text names
+ * none, or names one with no count read ("gradient accumulation in fp32"); -1: two counts
+ * of a kind differ. A label in a notes sentence about another row or a baseline, a
+ * negative value and the first factor of a product are no count. A mention said off ("no
+ * gradient accumulation") or about Megatron's fused weight-gradient kernel
+ * ("gradient_accumulation_fusion") names none. */
 static int
-accumulation_stated (const char *text, gboolean notes, gint64 *ga, gint64 *gb)
+accumulation_stated (const char *text, gboolean notes, gint64 *ga, gint64 *gb,
+                     BatchPerUnit *unit)
 {
-  static const struct { const char *label; gboolean global; } labels[] = {
-    { "gradient_accumulation_steps", FALSE }, { "gradient-accumulation-steps", FALSE },
-    { "gradient accumulation steps", FALSE }, { "gradient accumulation", FALSE },
-    { "grad_accum", FALSE }, { "gas", FALSE },
-    { "global_batch_size", TRUE }, { "global batch size", TRUE }, { "global_batch", TRUE },
-    { "global batch", TRUE }, { "gbs", TRUE }, { "effective global batch size", TRUE },
-    { "effective global batch", TRUE }, { "effective batch size", TRUE },
-    { "effective batch", TRUE },
+  enum { GA, GLOBAL, EFFECTIVE };
+  static const struct { const char *label; int kind; } labels[] = {
+    { "gradient_accumulation_steps", GA }, { "gradient-accumulation-steps", GA },
+    { "gradient accumulation steps", GA }, { "gradient accumulation", GA },
+    { "grad_accum", GA }, { "gas", GA },
+    { "global_batch_size", GLOBAL }, { "global batch size", GLOBAL }, { "global_batch", GLOBAL },
+    { "global batch", GLOBAL }, { "gbs", GLOBAL }, { "effective global batch size", GLOBAL },
+    { "effective global batch", GLOBAL }, { "effective batch size", EFFECTIVE },
+    { "effective batch", EFFECTIVE },
   };
   /* the words of prose between a label and its number, each followed by a space */
   static const char *const fillers[] = { "is ", "was ", "of ", "set to ", "equal to " };
+  static const char *const amounts[] = { "sequences", "sequence", "seqs", "samples", "sample" };
   static const char *const mentions[] = {
     "gradient accumulation", "gradient_accumulation", "gradient-accumulation",
     "grad accumulation", "grad_accum", "grad accum", "accumulation steps", "gas",
     "global batch", "global_batch", "gbs", "effective batch", NULL };
   *ga = 0;
   *gb = 0;
+  *unit = (BatchPerUnit) { 0 };
   g_autofree char *low = g_ascii_strdown (text, -1);
   gboolean named = FALSE;
   for (guint i = 0; mentions[i] != NULL; i++)
@@ -8791,6 +8856,8 @@ accumulation_stated (const char *text, gboolean notes, gint64 *ga, gint64 *gb)
         if (p != low && g_ascii_isalnum (p[-1]))
           continue;
         const char *q = p + strlen (labels[i].label);
+        /* the unit of a batch named before its number ("effective batch size per GPU: 2") */
+        const BatchUnit *before = NULL;
         for (gboolean moved = TRUE; moved;)
           {
             moved = FALSE;
@@ -8802,6 +8869,11 @@ accumulation_stated (const char *text, gboolean notes, gint64 *ga, gint64 *gb)
             for (guint f = 0; f < G_N_ELEMENTS (fillers) && !moved; f++)
               if (g_str_has_prefix (q, fillers[f]))
                 q += strlen (fillers[f]), moved = TRUE;
+            gsize len;
+            const BatchUnit *u;
+            if (!moved && labels[i].kind != GA && before == NULL
+                && (u = batch_unit_at (q, &len)) != NULL)
+              before = u, q += len, moved = TRUE;
           }
         if (!g_ascii_isdigit (*q))
           continue;
@@ -8838,31 +8910,50 @@ accumulation_stated (const char *text, gboolean notes, gint64 *ga, gint64 *gb)
             if (strstr (sent, "as in") == NULL && strstr (sent, "same as") == NULL)
               continue;
           }
-        /* a batch per GPU or device ("effective batch size 16 per GPU") is no global
-         * batch */
+        /* a batch per unit ("effective batch size 16 per GPU", "effective batch 8
+         * sequences per GPU", "2 per data-parallel rank"; the last two read 8 and 2 as
+         * the global batch) is no global batch: an effective batch's is the caller's
+         * (*unit), a global batch's is none */
+        const BatchUnit *after = NULL;
         {
           const char *x = end;
           while (*x == ' ')
             x++;
-          static const char *const per_unit[] = { "per gpu", "per device", "per rank",
-                                                  "per node", "per accelerator", "/gpu",
-                                                  "/ gpu", "/device", "/ device" };
-          gboolean per = FALSE;
-          for (guint u = 0; u < G_N_ELEMENTS (per_unit) && !per; u++)
-            per = g_str_has_prefix (x, per_unit[u]);
-          if (labels[i].global && per)
-            continue;
+          for (guint a = 0; a < G_N_ELEMENTS (amounts); a++)
+            if (g_str_has_prefix (x, amounts[a]) && !g_ascii_isalpha (x[strlen (amounts[a])]))
+              {
+                x += strlen (amounts[a]);
+                while (*x == ' ')
+                  x++;
+                break;
+              }
+          gsize len;
+          if (labels[i].kind != GA)
+            after = batch_unit_at (x, &len);
         }
+        if (before != NULL && after != NULL)
+          continue;                    /* "per GPU: 2 per node": no one unit */
+        const BatchUnit *per = before != NULL ? before : after;
+        if (per != NULL && labels[i].kind == GLOBAL)
+          continue;
         /* "gradient accumulation 4 steps": the unit is part of the setting */
-        const char *after = end;
-        while (*after == ' ')
-          after++;
-        if (!labels[i].global && g_str_has_prefix (after, "steps")
-            && !g_ascii_isalnum (after[5]))
-          end = (char *) after + 5;
+        const char *after_end = end;
+        while (*after_end == ' ')
+          after_end++;
+        if (labels[i].kind == GA && g_str_has_prefix (after_end, "steps")
+            && !g_ascii_isalnum (after_end[5]))
+          end = (char *) after_end + 5;
         if (notes && !mb_label_is_config (text, low, batch_label_opening (low, p), end))
           continue;
-        gint64 *f = labels[i].global ? gb : ga;
+        if (per != NULL)
+          {
+            if (unit->each != 0 && (unit->each != v || unit->per->kind != per->kind))
+              return -1;
+            unit->each = v;
+            unit->per = per;
+            continue;
+          }
+        gint64 *f = labels[i].kind == GA ? ga : gb;
         if (*f != 0 && *f != v)
           return -1;
         *f = v;
@@ -8870,7 +8961,48 @@ accumulation_stated (const char *text, gboolean notes, gint64 *ga, gint64 *gb)
   /* a mention with no count ("gradient accumulation in fp32", "effective batch 64 via
    * gradient accumulation") says nothing of the count: 0, the stack's default stands (a
    * refusal here skipped rows that only named the accumulation's dtype) */
-  return *ga != 0 || *gb != 0 ? 1 : 0;
+  return *ga != 0 || *gb != 0 || unit->each != 0 ? 1 : 0;
+}
+
+/* The global batch of an effective batch a text gives per unit (accumulation_stated),
+ * on a row of `dp` data-parallel ranks at pp 1: one replica's (per data-parallel rank,
+ * per replica) x dp; one GPU's x dp only where every GPU is a replica of its own (dp =
+ * n_gpus: no tp or cp group shares it, so "per GPU" cannot mean a tensor-parallel
+ * group's); one node's x the nodes (n_gpus / the cluster's GPUs per server) where each
+ * node holds whole replicas. "effective batch size 2 per data-parallel rank" on 64 GPUs is
+ * 128, "effective batch 16 per host" on 8 nodes of 8 GPUs 128 (both read as the global
+ * batch, 2 and 16). TRUE with *out and *how ("effective batch 2 per data-parallel rank x
+ * dp 64", g_free); FALSE where it is no one global batch: not read, as a batch per unit
+ * was not before. */
+static gboolean
+batch_unit_global (const ResPublishedCase *c, gint64 dp, const BatchPerUnit *unit, gint64 *out,
+                   char **how)
+{
+  gint64 times = 0;
+  const char *of = NULL;
+  g_autofree char *nodes_of = NULL;
+  if (unit->per->kind == BATCH_PER_REPLICA || (unit->per->kind == BATCH_PER_GPU
+                                               && dp == c->n_gpus))
+    times = dp, of = "dp";
+  else if (unit->per->kind == BATCH_PER_NODE && c->cluster != NULL)
+    {
+      const gint64 per_node = (gint64) topo_cluster_level_size (c->cluster, 0);
+      if (per_node >= 1 && c->n_gpus % per_node == 0 && dp % (c->n_gpus / per_node) == 0)
+        {
+          times = c->n_gpus / per_node;
+          nodes_of = g_strdup_printf ("nodes of %" G_GINT64_FORMAT " GPUs", per_node);
+          of = nodes_of;
+        }
+    }
+  if (times < 1 || (double) unit->each * (double) times > (double) G_MAXINT)
+    return FALSE;
+  *out = unit->each * times;
+  *how = unit->per->kind == BATCH_PER_NODE
+    ? g_strdup_printf ("effective batch %" G_GINT64_FORMAT " %s x %" G_GINT64_FORMAT " %s",
+                       unit->each, unit->per->shown, times, of)
+    : g_strdup_printf ("effective batch %" G_GINT64_FORMAT " %s x %s %" G_GINT64_FORMAT,
+                       unit->each, unit->per->shown, of, times);
+  return TRUE;
 }
 
 /* A global batch the row leaves empty, with its grad_accum empty too, beside a stated
@@ -8941,12 +9073,24 @@ batch_from_default_accumulation (ResPublishedCase *c, const ResCsv *csv, guint r
   static const char *const column_names[] = { "the micro_batch cell", "the notes" };
   gint64 ga_said = 0, gb_said = 0;
   const char *ga_in = NULL, *gb_in = NULL;
+  g_autofree char *gb_from = NULL;
   for (guint k = 0; k < G_N_ELEMENTS (columns); k++)
     {
       gint64 g, b;
-      const int said = accumulation_stated (get (csv, row, columns[k]), k == 1, &g, &b);
+      BatchPerUnit unit;
+      int said = accumulation_stated (get (csv, row, columns[k]), k == 1, &g, &b, &unit);
       if (said == 0)
         continue;
+      /* an effective batch per unit, where its units are the row's replicas or whole
+       * groups of them (batch_unit_global); where they are not, it is not read, as before */
+      g_autofree char *unit_how = NULL;
+      gint64 b_unit = 0;
+      if (said > 0 && unit.each != 0 && batch_unit_global (c, dp, &unit, &b_unit, &unit_how))
+        {
+          if (b != 0 && b != b_unit)
+            said = -1;
+          b = b_unit;
+        }
       if (said < 0 || (g != 0 && ga_said != 0 && g != ga_said)
           || (b != 0 && gb_said != 0 && b != gb_said))
         {
@@ -8959,7 +9103,12 @@ batch_from_default_accumulation (ResPublishedCase *c, const ResCsv *csv, guint r
       if (g != 0)
         ga_said = g, ga_in = column_names[k];
       if (b != 0)
-        gb_said = b, gb_in = column_names[k];
+        {
+          gb_said = b, gb_in = column_names[k];
+          g_free (gb_from);
+          gb_from = unit_how != NULL ? g_strdup_printf ("%s (%s)", gb_in, unit_how)
+                                     : g_strdup (gb_in);
+        }
     }
   const double ranks = (double) mb * (double) dp;
   if (gb_said != 0)
@@ -8976,7 +9125,7 @@ batch_from_default_accumulation (ResPublishedCase *c, const ResCsv *csv, guint r
       c->batch_why = g_strdup_printf ("the cell is empty: global batch %" G_GINT64_FORMAT
                                       " from %s = micro_batch %" G_GINT64_FORMAT " x dp %"
                                       G_GINT64_FORMAT " x %" G_GINT64_FORMAT " accumulation "
-                                      "steps", gb_said, gb_in, mb, dp, gb_said / (mb * dp));
+                                      "steps", gb_said, gb_from, mb, dp, gb_said / (mb * dp));
       return 1;
     }
   if (ga_said != 0)

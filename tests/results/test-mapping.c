@@ -3190,8 +3190,8 @@ test_batch_from_stack_accumulation (void)
  * "1 (local_batch_size; global_batch_size 32)" on 8 GPUs is 32, 4 steps of 1 x 8 (read 8);
  * "effective batch 64 via gradient accumulation" gives no count of steps (read 8). A
  * global batch that is no whole number of micro_batch x dp steps ("global_batch_size 30"
- * on 8 ranks) is skipped too. A count in prose ("The global batch size is 128") is read
- * too (its rows below). */
+ * on 8 ranks) is skipped too. A count in prose ("The global batch size is 128") and an
+ * effective batch per data-parallel rank, GPU or host are read too (their rows below). */
 static void
 test_batch_accumulation_stated (void)
 {
@@ -3275,6 +3275,34 @@ test_batch_accumulation_stated (void)
     { "torchtitan", "", "", 64, "1", "The global batch size is 4M tokens.", 64,
       "grad_accum not stated: the torchtitan stack's default 1" },
     { "torchtitan", "", "", 64, "1", "global batch size is -1", 64,
+      "grad_accum not stated: the torchtitan stack's default 1" },
+    /* an effective batch per data-parallel rank, per GPU or per host is one replica's,
+     * GPU's or node's, not the global batch (the first three read 2, 8 and 16, no whole
+     * number of 1 x 64 steps: skipped; the last read 64, the default): per rank x dp 64,
+     * 2 x 64 = 128; per GPU x 64 where each GPU is a replica (tp 1), 8 x 64 = 512 (the 8
+     * accumulation steps the notes give) and 2 x 64 = 128; per host x the 8 nodes of 8
+     * H100s, 16 x 8 = 128 */
+    { "torchtitan", "", "", 64, "1",
+      "Effective batch size 2 per data-parallel rank (gradient accumulation 2).", 128,
+      "global batch 128 from the notes (effective batch 2 per data-parallel rank x dp 64) = "
+      "micro_batch 1 x dp 64 x 2 accumulation steps" },
+    { "torchtitan", "", "", 64, "1",
+      "effective batch 8 sequences per GPU (local batch 1, 8 grad-accum steps)", 512,
+      "global batch 512 from the notes (effective batch 8 per GPU x dp 64) = micro_batch 1 "
+      "x dp 64 x 8 accumulation steps" },
+    { "torchtitan", "", "", 64, "1", "effective batch 16 per host (8 GPUs per host)", 128,
+      "global batch 128 from the notes (effective batch 16 per host x 8 nodes of 8 GPUs)" },
+    { "torchtitan", "", "", 64, "1", "effective batch size per GPU: 2 (global 128)", 128,
+      "global batch 128 from the notes (effective batch 2 per GPU x dp 64)" },
+    /* at tp 2 a batch per GPU may be a tensor-parallel pair's or one GPU's: not read, the
+     * default stands as it did (32 = 1 x 1 x dp 32); one per data-parallel rank is still
+     * the replica's, 4 x 32 = 128 */
+    { "torchtitan", "2", "", 64, "1", "effective batch 4 per GPU", 32,
+      "grad_accum not stated: the torchtitan stack's default 1" },
+    { "torchtitan", "2", "", 64, "1", "effective batch 4 per data-parallel rank", 128,
+      "global batch 128 from the notes (effective batch 4 per data-parallel rank x dp 32)" },
+    /* a global batch given per unit says two things: not read (it read 128) */
+    { "torchtitan", "", "", 64, "1", "Global batch 128 per replica.", 64,
       "grad_accum not stated: the torchtitan stack's default 1" },
   };
   for (guint i = 0; i < G_N_ELEMENTS (rows); i++)
