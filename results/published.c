@@ -3975,7 +3975,10 @@ names_gemini (const char *t)
 
 /* Whether `t` says the run is plain data parallelism, all of it: "pure data parallel",
  * "data parallel only", "DP only", "plain DP", "unsharded", "parameters replicated"; not
- * "replicated" of some tensors ("embeddings replicated") */
+ * "replicated" of some tensors ("embeddings replicated"), nor a word in a clause about
+ * the moment the parameters are gathered or a pass ("parameters are all-gathered to their
+ * unsharded form layer by layer", "params stay unsharded for backward": FSDP's own
+ * working, read as no sharding) */
 static gboolean
 says_pure_data_parallel (const char *t)
 {
@@ -3984,14 +3987,26 @@ says_pure_data_parallel (const char *t)
                                       "pure dp", "plain dp", "vanilla dp", "plain ddp",
                                       "plain data parallel", "unsharded", "parameters replicated",
                                       "params replicated", "weights replicated", NULL };
-  return contains_any_ci (t, keys);
+  static const char *const phase[] = { "gather", "forward", "backward", "during", NULL };
+  g_autofree char *low = g_ascii_strdown (t, -1);
+  for (guint i = 0; keys[i] != NULL; i++)
+    for (const char *p = strstr (low, keys[i]); p != NULL; p = strstr (p + 1, keys[i]))
+      {
+        const char *b = p;
+        while (b > low && strchr (",;(", b[-1]) == NULL)
+          b--;
+        g_autofree char *clause = g_strndup (b, (gsize) (p - b) + strcspn (p, ",;()"));
+        if (!contains_any_ci (clause, phase))
+          return TRUE;
+      }
+  return FALSE;
 }
 
-/* Whether `t` gives FSDP a count of exactly 1 ("FSDP 1", "fsdp=1", "FSDP: 1") */
-static gboolean
-fsdp_count_one (const char *t)
+/* Where the lower-case `low` first gives FSDP a count of exactly 1 ("FSDP 1", "fsdp=1",
+ * "FSDP: 1"): the offset just past the 1, or -1 */
+static gssize
+fsdp_count_one_end (const char *low)
 {
-  g_autofree char *low = g_ascii_strdown (t, -1);
   for (const char *p = strstr (low, "fsdp"); p != NULL; p = strstr (p + 4, "fsdp"))
     {
       const char *q = p + 4;
@@ -4004,10 +4019,72 @@ fsdp_count_one (const char *t)
           while (*r == ' ')
             r++;
           if (!g_str_has_prefix (r, "node"))
-            return TRUE;
+            return q + 1 - low;
         }
     }
-  return FALSE;
+  return -1;
+}
+
+/* Whether `t` gives FSDP a count of exactly 1 (fsdp_count_one_end) */
+static gboolean
+fsdp_count_one (const char *t)
+{
+  g_autofree char *low = g_ascii_strdown (t, -1);
+  return fsdp_count_one_end (low) >= 0;
+}
+
+/* NVIDIA's performance tables print FSDP as a switch, 1 on and 0 off, and a cell that
+ * gives FSDP 1 may gloss the value it did not take: "FSDP 1 (the table's nomenclature;
+ * FSDP 0 would be plain DDP with the distributed optimizer)", "FSDP 1 (use FSDP; 0 =
+ * unsharded DDP)", "FSDP 1 vs. FSDP 0 (parameters replicated) in the next row". What
+ * follows the 0 up to the end of its clause (a ',' or ';' outside brackets, or the ')'
+ * that closes the bracket it is in) describes the other setting, not the run: `text`
+ * with it overwritten by '#' (positions kept; the "FSDP 0" itself is left for
+ * blank_negated), where the cell gives FSDP a count of 1 (fsdp_count_one_end) and,
+ * after it, a 0 after "fsdp" or before '=' / ':'. Those words read as the run's ("plain DDP" as none, "the
+ * distributed optimizer" as zero1). Sets *any when something was blanked. g_free the
+ * result. */
+static char *
+blank_fsdp_zero_gloss (const char *text, gboolean *any)
+{
+  char *out = g_strdup (text);
+  *any = FALSE;
+  g_autofree char *low = g_ascii_strdown (text, -1);
+  const gssize one = fsdp_count_one_end (low);
+  if (one < 0)
+    return out;
+  for (const char *z = strchr (low + one, '0'); z != NULL; z = strchr (z + 1, '0'))
+    {
+      /* a 0 of its own ("100", "1.0", "v0" are not) */
+      if ((z > low && (g_ascii_isalnum (z[-1]) || z[-1] == '.' || z[-1] == '_'))
+          || g_ascii_isalnum (z[1]) || z[1] == '.' || z[1] == '_')
+        continue;
+      const char *a = z;
+      while (a > low && (a[-1] == ' ' || a[-1] == '=' || a[-1] == ':'))
+        a--;
+      const char *n = z + 1;
+      while (*n == ' ')
+        n++;
+      if (!(a - low >= 4 && strncmp (a - 4, "fsdp", 4) == 0) && *n != '=' && *n != ':')
+        continue;
+      const char *e = z + 1;
+      for (int depth = 0; *e != '\0'; e++)
+        {
+          if (*e == '(')
+            depth++;
+          else if (*e == ')' && depth-- == 0)
+            break;
+          else if ((*e == ',' || *e == ';') && depth == 0)
+            break;
+        }
+      if (e > z + 1)
+        {
+          memset (out + (z + 1 - low), '#', (gsize) (e - z - 1));
+          *any = TRUE;
+        }
+      z = e - 1;
+    }
+  return out;
 }
 
 /* Beside FSDP said off, the cell says there is no sharding at all: "no FSDP (data
@@ -4290,8 +4367,9 @@ map_sharding (ResPublishedCase *c, const char *text, const char *framework, cons
   /* a scheme named only to say it was not used is no scheme of the row: "FSDP (not used)"
    * was zero3 (precision reads "(not used)" as off). A cell that names schemes only to
    * say them off is none, as "FSDP off" is. */
-  gboolean fsdp_off = FALSE, other_off = FALSE;
-  g_autofree char *no_fsdp = blank_negated (text, fsdp_keys, &fsdp_off);
+  gboolean fsdp_off = FALSE, other_off = FALSE, zero_gloss = FALSE;
+  g_autofree char *own = blank_fsdp_zero_gloss (text, &zero_gloss);
+  g_autofree char *no_fsdp = blank_negated (own, fsdp_keys, &fsdp_off);
   g_autofree char *t = g_strstrip (blank_negated (no_fsdp, other_sharding_keys, &other_off));
   gboolean said_off = fsdp_off || other_off;
   g_autofree char *shown = g_strstrip (g_strdup (text));   /* as written, for a skip */
@@ -4584,6 +4662,9 @@ map_sharding (ResPublishedCase *c, const char *text, const char *framework, cons
       for (guint i = 0; i < G_N_ELEMENTS (keys) && *group_gpus == 0 && *hsdp_shard == 0; i++)
         *hsdp_shard = number_after (low, keys[i]);
     }
+  if (zero_gloss && c->sharding_why == NULL)
+    c->sharding_why = "FSDP 1, NVIDIA's FSDP switch on: what the cell says of FSDP 0 is the "
+                      "other setting's";
   (void) source;
   return TRUE;
 }

@@ -481,6 +481,24 @@ test_sharding (void)
     { "ZeRO-3; offload_optimizer: {device: none}", "DeepSpeed", 1, PLAN_SHARD_ZERO3 },
     /* NVIDIA's "FSDP 1" beside a word about some tensors' replication stays FSDP */
     { "FSDP 1; embeddings replicated", "NeMo 24.07", 1, PLAN_SHARD_ZERO3 },
+    /* ... and beside its gloss of the value it did not take, FSDP 0 (up to the end of
+     * that clause or bracket), or a word about the gathered form or a pass: FSDP, zero3 on
+     * nemo as "FSDP 1" alone. They read as no sharding ("unsharded", "parameters
+     * replicated", "plain DDP" anywhere in the cell), and the first as zero1 (the
+     * distributed optimizer of FSDP 0) */
+    { "FSDP 1 (the table's nomenclature; FSDP 0 would be plain DDP with the distributed "
+      "optimizer)", "NeMo Megatron-Bridge 25.11 (Megatron-Core)", 1, PLAN_SHARD_ZERO3 },
+    { "FSDP 1 (use FSDP; 0 = unsharded DDP)", "NeMo Megatron-Bridge 25.11 (Megatron-Core)", 1,
+      PLAN_SHARD_ZERO3 },
+    { "FSDP 1 vs. FSDP 0 (parameters replicated) in the next row",
+      "NeMo Megatron-Bridge 25.11 (Megatron-Core)", 1, PLAN_SHARD_ZERO3 },
+    { "Megatron-FSDP, FSDP 1 (parameters are all-gathered to their unsharded form layer by "
+      "layer)", "NeMo Megatron-Bridge 25.11 (Megatron-Core)", 1, PLAN_SHARD_ZERO3 },
+    { "FSDP: 1 (use_megatron_fsdp=True; reshard_after_forward off, params stay unsharded "
+      "for backward)", "NeMo Megatron-Bridge 25.11 (Megatron-Core)", 1, PLAN_SHARD_ZERO3 },
+    /* the gloss of FSDP 0 is not the run's, the words of FSDP 1's own bracket are: none */
+    { "DP 64, FSDP 1 (pure data parallel; FSDP 0 would be the same)", "Paxml", 1,
+      PLAN_SHARD_NONE },
     { "FSDP FULL_SHARD (ZeRO-3)", "Composer/llm-foundry", 1, PLAN_SHARD_ZERO3 },
     { "FSDP2 (full shard)", "torchtitan", 1, PLAN_SHARD_ZERO3 },
     /* torchtitan's FSDP2 keeps parameters unsharded across micro-batches under PP */
@@ -1907,6 +1925,10 @@ test_sharding_explain (void)
     { "no FSDP, DDP, optimizer unsharded", "-> none\n" },
     { "", "-> zero1\n" },
     { "distributed optimizer (FSDP 0)", "-> zero1\n" },
+    /* NVIDIA's FSDP switch on, beside its gloss of FSDP 0: the line says that gloss was
+     * not read as the run's */
+    { "FSDP 1 (use FSDP; 0 = unsharded DDP)", "-> zero3 (FSDP 1, NVIDIA's FSDP switch on: what "
+      "the cell says of FSDP 0 is the other setting's)\n" },
   };
   for (guint i = 0; i < G_N_ELEMENTS (rows); i++)
     {
