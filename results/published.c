@@ -82,6 +82,20 @@ cell_approximate (const char *cell)
   return approximate_figure (cell) != NULL;
 }
 
+/* The clause of `low` around the position `p`: back to just after the nearest character
+ * of `back` before p (or the start), on to just before the first character of `fwd` at
+ * or after p (or the end); a new string. */
+static char *
+clause_at (const char *low, const char *p, const char *back, const char *fwd)
+{
+  const char *b = p, *e = p;
+  while (b > low && strchr (back, b[-1]) == NULL)
+    b--;
+  while (*e != '\0' && strchr (fwd, *e) == NULL)
+    e++;
+  return g_strndup (b, (gsize) (e - b));
+}
+
 /* The length of a thousands separator at `p`: a comma, a space, a no-break space (U+00A0)
  * or a thin / narrow no-break space (U+2009, U+202F), as SI and typeset tables group
  * digits ("1 024", "12\xe2\x80\x89000"); 0 when none. */
@@ -3992,10 +4006,7 @@ says_pure_data_parallel (const char *t)
   for (guint i = 0; keys[i] != NULL; i++)
     for (const char *p = strstr (low, keys[i]); p != NULL; p = strstr (p + 1, keys[i]))
       {
-        const char *b = p;
-        while (b > low && strchr (",;(", b[-1]) == NULL)
-          b--;
-        g_autofree char *clause = g_strndup (b, (gsize) (p - b) + strcspn (p, ",;()"));
+        g_autofree char *clause = clause_at (low, p, ",;(", ",;()");
         if (!contains_any_ci (clause, phase))
           return TRUE;
       }
@@ -4209,12 +4220,7 @@ offload_key_value (const char *e)
 static gboolean
 offload_clause_elsewhere (const char *low, const char *p)
 {
-  const char *b = p, *e = p;
-  while (b > low && strchr ("(;,", b[-1]) == NULL)
-    b--;
-  while (*e != '\0' && strchr (");,", *e) == NULL)
-    e++;
-  g_autofree char *clause = g_strndup (b, (gsize) (e - b));
+  g_autofree char *clause = clause_at (low, p, "(;,", ");,");
   static const char *const words[] = { " row", "config", "only for", "only in", "appendix",
                                        "table", "vs", "versus", "other model", "other run",
                                        " model", NULL };
@@ -5894,12 +5900,7 @@ recompute_kind_leads (const char *t)
 static gboolean
 recompute_clause_elsewhere (const char *low, const char *p)
 {
-  const char *b = p, *e = p;
-  while (b > low && strchr ("(;,.", b[-1]) == NULL)
-    b--;
-  while (*e != '\0' && strchr (");,.", *e) == NULL)
-    e++;
-  g_autofree char *clause = g_strndup (b, (gsize) (e - b));
+  g_autofree char *clause = clause_at (low, p, "(;,.", ");,.");
   static const char *const words[] = { "baseline", " row", "other run", NULL };
   return contains_any_ci (clause, words);
 }
