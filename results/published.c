@@ -1820,7 +1820,8 @@ nic_count_before (const char *cl, const char *fig, const char *fig_end)
 }
 
 double
-res_pub_network_gbps_per_gpu (const char *network, guint64 node, char **how)
+res_pub_network_gbps_per_gpu (const char *network, guint64 node, double preset_gbps,
+                              char **how)
 {
   if (how != NULL)
     *how = NULL;
@@ -1987,8 +1988,11 @@ res_pub_network_gbps_per_gpu (const char *network, guint64 node, char **how)
         scope = 3;   /* "InfiniBand 200 Gb/s between nodes, one NIC per GPU" */
       else if (scope == 0 && count == 1 && !from_generation && !cell_scoped
                && network_weak_node_scope (low))
-        scope = 2;
-      if (scope == 3)
+        /* ... unless the figure is the preset's own NIC a GPU: a link's rate, as a paper
+         * writes its fabric ("400Gbps for inter-node (InfiniBand) connections" of DGX H100
+         * nodes, one 400 Gb/s NIC a GPU: read as the node's, 50 Gb/s a GPU) */
+        scope = preset_gbps > 0 && node > 1 && fabs (v / preset_gbps - 1.0) < 0.01 ? 4 : 2;
+      if (scope == 3 || scope == 4)
         out = one_nic;
       else if (scope == 1)
         out = v;
@@ -1997,7 +2001,9 @@ res_pub_network_gbps_per_gpu (const char *network, guint64 node, char **how)
       if (out > 0 && how != NULL)
         {
           g_autofree char *text = g_strstrip (g_strdup (orig));
-          *how = scope == 1 || scope == 3 ? g_strdup_printf ("'%s': a GPU's", text)
+          *how = scope == 4 ? g_strdup_printf ("'%s': a link's, one NIC a GPU as the "
+                                               "preset's", text)
+                 : scope == 1 || scope == 3 ? g_strdup_printf ("'%s': a GPU's", text)
                  : g_strdup_printf ("'%s': a node's, over its %" G_GUINT64_FORMAT " GPUs", text,
                                     node);
         }
@@ -9721,9 +9727,9 @@ case_map (ResPublishedCase *c, const ResCsv *csv, guint row, TopoCluster *on)
       && c->cluster->n_levels > 1)
     {
       g_autofree char *how = NULL;
-      const double gbps = res_pub_network_gbps_per_gpu (network, c->cluster->levels[0].count,
-                                                        &how);
       const double nic = c->cluster->nic_Bps * (double) c->cluster->nics_per_device;
+      const double gbps = res_pub_network_gbps_per_gpu (network, c->cluster->levels[0].count,
+                                                        nic * 8.0 / 1e9, &how);
       const double stated = gbps * 1e9 / 8.0;
       if (gbps > 0 && fabs (stated / nic - 1.0) > 0.01)
         {

@@ -727,10 +727,11 @@ gboolean          res_published_row_id (const ResCsv *csv, guint row, gint64 *ou
  * per pipeline step)"): GBS / (dp x n); 1 where the notes state none. */
 /* The scale-out bandwidth per GPU, in Gb/s per direction, that a published row's network
  * cell states ("8x400 Gb/s", "1600 Gbps node-node", "EFA 400 Gbps per node", "400 Gb/s per
- * GPU"), a node being `node` GPUs; 0 where it states none that can be read so (no figure,
- * no scope, or only NVLink / PCIe figures). `how` (may be NULL) gets the figure as read
- * (g_free). */
-double            res_pub_network_gbps_per_gpu (const char *network, guint64 node, char **how);
+ * GPU"), a node being `node` GPUs and the preset's NICs giving `preset_gbps` a GPU (0:
+ * none known); 0 where it states none that can be read so (no figure, no scope, or only
+ * NVLink / PCIe figures). `how` (may be NULL) gets the figure as read (g_free). */
+double            res_pub_network_gbps_per_gpu (const char *network, guint64 node,
+                                                double preset_gbps, char **how);
 int               res_pub_pp_schedules (const char *notes, gint64 global_batch, gint64 dp,
                                         int micro_batch);
 

@@ -1531,13 +1531,32 @@ test_network_bandwidth (void)
   for (guint i = 0; i < G_N_ELEMENTS (cells); i++)
     {
       g_autofree char *how = NULL;
-      double got = res_pub_network_gbps_per_gpu (cells[i].cell, cells[i].node, &how);
+      double got = res_pub_network_gbps_per_gpu (cells[i].cell, cells[i].node, 0, &how);
       if (fabs (got - cells[i].want) > 1e-9)
         g_error ("network '%s': %g Gb/s a GPU, expected %g", cells[i].cell, got, cells[i].want);
       g_assert_true ((how != NULL) == (cells[i].want > 0));
       /* "one per GPU" is said a GPU's (it was said a node's, the value right) */
       if (strstr (cells[i].cell, "one per GPU") != NULL)
         g_assert_nonnull (strstr (how, ": a GPU's"));
+    }
+  /* a figure scoped only as inter-node that is the preset's own NIC a GPU is a link's
+   * rate, one NIC a GPU (MoE Parallel Folding's Eos, DGX H100 nodes: "400Gbps for
+   * inter-node (InfiniBand) connections" read as the node's, 50 Gb/s a GPU); another
+   * figure stays the node's: 800 / 8 = 100 */
+  static const struct { const char *cell; double preset, want; } linked[] = {
+    { "The peak uni-directional communication bandwidths are 450 GB/s for intra-node "
+      "(NVLink) and 400Gbps for inter-node (InfiniBand) connections.", 400, 400 },
+    { "InfiniBand (400Gbps inter-node)", 400, 400 },
+    { "800 Gbps inter-node interconnect", 400, 100 },
+    { "InfiniBand (400Gbps inter-node)", 200, 50 },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (linked); i++)
+    {
+      g_autofree char *how = NULL;
+      double got = res_pub_network_gbps_per_gpu (linked[i].cell, 8, linked[i].preset, &how);
+      if (fabs (got - linked[i].want) > 1e-9)
+        g_error ("network '%s' (preset %g): %g Gb/s a GPU, expected %g", linked[i].cell,
+                 linked[i].preset, got, linked[i].want);
     }
   /* a row on A100s whose network is AWS's EFA: the A100 preset's scale-out (Selene, 200
    * Gb/s = 25 GB/s a GPU) runs at 50 Gb/s = 6.25 GB/s, and the data-parallel sync of a
