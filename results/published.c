@@ -8342,7 +8342,7 @@ sentence_is_aside (const char *low, const char *p)
 }
 
 /* The notes say this run trained in FP8: "trained in FP8", "FP8 training", "with FP8",
- * "using FP8", "FP8 via Transformer Engine", "FP8 enabled", not negated before or after (negated_before / negated_after: "not trained
+ * "using FP8", not negated before or after (negated_before / negated_after: "not trained
  * in FP8", "with FP8 disabled"), in a sentence with no word of comparison, trial or plan
  * (fp8_aside_words), and the notes never name BF16 or FP16 as the run's (a mention not said
  * off nor in such a sentence, said of the run and not of a part of it nor after "than":
@@ -8356,8 +8356,7 @@ notes_say_fp8 (const char *notes)
   static const char *const phrases[] = { "trained in fp8", "trained with fp8", "training in fp8",
                                          "training with fp8", "fp8 training", "fp8 pretraining",
                                          "fp8 pre-training", "fp8 mixed precision", "with fp8",
-                                         "using fp8", "ran in fp8", "run in fp8", "runs in fp8",
-                                         "fp8 via", "fp8 enabled" };
+                                         "using fp8", "ran in fp8", "run in fp8", "runs in fp8" };
   static const char *const sixteen[] = { "bf16", "bfloat16", "fp16", "float16", "bf-16",
                                          "fp-16", "half precision" };
   if (notes == NULL || *notes == '\0')

@@ -1972,11 +1972,6 @@ test_precision_from_notes (void)
     { "trained in FP8 with Transformer Engine", TRUE },
     { "FP8 training; loss curves match BF16", TRUE },
     { "with FP8 (delayed scaling)", TRUE },
-    /* the recipe's means or its switch named (read bf16) */
-    { "FP8 via Transformer Engine (hybrid format)", TRUE },
-    { "FP8 enabled in all linear layers", TRUE },
-    { "FP8 via Transformer Engine was tried, the final run used BF16.", FALSE },
-    { "FP8 enabled: no", FALSE },
     { "FP8 results in table 3", FALSE },
     { "not trained in FP8", FALSE },
     { "with FP8 disabled", FALSE },
