@@ -5682,10 +5682,6 @@ negated_after (const char *a)
               || ends)
           && (!bracket || t == ')'))
         return TRUE;
-      /* "not stated" before its reason in a bracket ("torch.compile not stated (toml
-       * default compile = false)": read as named, and the run compiled) */
-      if (!bracket && g_str_equal (neg[i], "not stated") && t == ' ' && a[k + 1] == '(')
-        return TRUE;
       /* in a bracket, a verdict word that is no determiner, then its reason after a
        * comma, a semicolon or a dash: "async TP (off - not compiled)", "(disabled, eager
        * run)" (they read on); "(no AC)" stays a bracket about something else */

@@ -3488,11 +3488,7 @@ test_pytorch_fsdp_compile (void)
                                        "PyTorch FSDP, torch.compile not enabled",
                                        "PyTorch FSDP, torch.compile: no",
                                        "PyTorch FSDP, torch.compile was off",
-                                       "PyTorch FSDP, torch.compile (disabled)",
-                                       /* "not stated" before its reason (read
-                                        * compiled) */
-                                       "PyTorch FSDP, torch.compile not stated (toml "
-                                       "default compile = false)" };
+                                       "PyTorch FSDP, torch.compile (disabled)" };
   /* a bracket about something else leaves it compiled (the third audit) */
   c = row ("H100-SXM-80GB", 64, 1, "FSDP (full shard)", "PyTorch FSDP + torch.compile (no AC)",
            "bf16");
