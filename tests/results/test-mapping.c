@@ -3488,9 +3488,20 @@ test_pytorch_fsdp_compile (void)
                                        "PyTorch FSDP, torch.compile not enabled",
                                        "PyTorch FSDP, torch.compile: no",
                                        "PyTorch FSDP, torch.compile was off",
-                                       "PyTorch FSDP, torch.compile (disabled)" };
+                                       "PyTorch FSDP, torch.compile (disabled)",
+                                       /* said not stated, its value off in a bracket
+                                        * (read compiled) */
+                                       "PyTorch FSDP, torch.compile not stated (toml "
+                                       "default compile = false)" };
   /* a bracket about something else leaves it compiled (the third audit) */
   c = row ("H100-SXM-80GB", 64, 1, "FSDP (full shard)", "PyTorch FSDP + torch.compile (no AC)",
+           "bf16");
+  g_assert_true (c->plan.compile);
+  res_published_case_free (c);
+  /* ... and a value on in the bracket after "not stated" (a rule that took "not stated ("
+   * as a verdict read it eager) */
+  c = row ("H100-SXM-80GB", 64, 1, "FSDP (full shard)",
+           "PyTorch FSDP, torch.compile not stated (the benchmark toml sets compile = true)",
            "bf16");
   g_assert_true (c->plan.compile);
   res_published_case_free (c);
