@@ -6457,22 +6457,39 @@ followed_by_weight (const char *end)
   return FALSE;
 }
 
-/* Whether the number that ends at `end` opens an arithmetic expression ("4096 / (256 x
- * 16) = 1", "2 * 8 = 16"): an operator after it ('/', '*', a multiplication sign, or an
- * 'x' before a digit or a space), then only numbers, operators and brackets up to an '='.
- * 0 where it opens none (the number stands); 1 with *n the whole number after the '='
- * and *after past it; -1 where the expression has no such result (no '=', or no whole
- * number after it). */
+/* Whether the number that ends at `end` is divided ("4096 / (256 x 16) = 1", a
+ * derivation in the notes): a '/' or a division sign, then a number or a bracket, then
+ * only numbers, operators and brackets up to an '='. A divisor that is a word is a unit
+ * ("2/GPU", "4 / device": the number stands) or a name ("512 / dp": no size). A product
+ * ("4 x 48 GPUs = 192", "2 x 2 accumulation steps = 4") keeps its first factor, the size
+ * per unit. 0 where the number stands; 1 with *n the whole number after the '=' and
+ * *after past it; -1 where the quotient has no such result. */
 static int
 expression_result (const char *end, gint64 *n, char **after)
 {
   const char *a = end;
   while (*a == ' ')
     a++;
-  const gboolean times = (*a == 'x' || *a == 'X') && (a[1] == ' ' || g_ascii_isdigit (a[1]));
-  const gboolean sign = (guchar) a[0] == 0xc3 && ((guchar) a[1] == 0x97 || (guchar) a[1] == 0xb7);
-  if (!(*a == '/' || *a == '*' || times || sign))
+  const gboolean sign = (guchar) a[0] == 0xc3 && (guchar) a[1] == 0xb7;
+  if (!(*a == '/' || sign))
     return 0;
+  {
+    const char *d = a + (sign ? 2 : 1);
+    while (*d == ' ')
+      d++;
+    if (g_ascii_isalpha (*d))
+      {
+        static const char *const units[] = { "gpu", "device", "rank", "node", "replica",
+                                              "worker", "card", "accelerator", "chip",
+                                              "core", "process", "host", "server" };
+        for (guint i = 0; i < G_N_ELEMENTS (units); i++)
+          if (g_ascii_strncasecmp (d, units[i], strlen (units[i])) == 0)
+            return 0;
+        return -1;
+      }
+    if (!(g_ascii_isdigit (*d) || *d == '('))
+      return 0;
+  }
   for (; *a != '\0' && *a != '='; a++)
     if (!(g_ascii_isdigit (*a) || strchr (" ()/*xX+-.,", *a) != NULL || (guchar) *a >= 0x80))
       return -1;

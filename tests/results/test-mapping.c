@@ -4673,6 +4673,14 @@ test_micro_batch_labels (void)
     { tt, 1, "", "local batch = 512 / 64 = 8, from the config", 8 },
     /* ... and an expression with no result is no size */
     { "Megatron-LM", 4, "", "mbs = 512 / dp", 1 },
+    /* ... while a unit after '/' and a product keep the size per unit (a rule that took
+     * every '/' and 'x' for an expression read 1, or the product, 192) */
+    { "Megatron-LM", 4, "", "micro-batch size 2/GPU, global batch 512", 2 },
+    { "Megatron-LM", 4, "mbs 4 / GPU", "", 4 },
+    { "Megatron-LM", 4, "", "micro-batch size 4 x 4096 tokens", 4 },
+    { "Megatron-LM", 4, "", "micro-batch size 4 x 16 = 64 sequences per step", 4 },
+    { "Megatron-LM", 4, "", "micro batch size 2 x 2 accumulation steps = 4 per rank", 2 },
+    { tt, 1, "", "local batch size 4 x 64 GPUs = 256 global", 4 },
     /* a cell that defers to the notes or the stack reads as an empty one (they were
      * refused, and read as 1 before) */
     { "Megatron-LM", 4, "see notes", "MBS 2, GBS 512", 2 },
