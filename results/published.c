@@ -3040,6 +3040,8 @@ blank_negated (const char *text, const char *const *keys, gboolean *any)
  * 16 GPUs", "2 nodes per shard group", "FSDP inside 2-node groups" (each took one
  * server's 8). Hybrid sharding's own name ("hybrid shard over 16 nodes") is no shard
  * clause. The count, or 0. */
+static const char *word_before (const char *low, const char *end, char out[16]);
+
 static int
 shard_nodes_in_clause (const char *low)
 {
@@ -3057,8 +3059,15 @@ shard_nodes_in_clause (const char *low)
       if (*p != '\0' && !join && strchr (",;()[]", *p) == NULL)
         continue;
       g_autofree char *clause = g_strndup (cb, (gsize) (p - cb));
+      /* a clause that also puts the shards within one node speaks of the job's nodes
+       * ("HSDP on 8 nodes with FSDP inside each node", "sharding intra-node") */
+      static const char *const one_node[] = { "each node", "per node", "intra-node",
+                                              "intra node", "intranode", "a node",
+                                              "single node", "one node", "/node", "same node",
+                                              NULL };
       if ((strstr (clause, "shard") != NULL || strstr (clause, "fsdp") != NULL)
-          && strstr (clause, "replicat") == NULL && strstr (clause, "ddp") == NULL)
+          && strstr (clause, "replicat") == NULL && strstr (clause, "ddp") == NULL
+          && !contains_any_ci (clause, one_node))
         for (const char *q = clause; *q != '\0'; q++)
           {
             if (!g_ascii_isdigit (*q) || (q > clause && (g_ascii_isalnum (q[-1]) || q[-1] == '.')))
@@ -3068,7 +3077,26 @@ shard_nodes_in_clause (const char *low)
             const char *w = e;
             if (*w == ' ' || *w == '-')
               w++;
-            if (n >= 1 && n <= 4096
+            /* the nodes of a group: after "of", "across", "over", "within", "inside",
+             * "spanning" ("shard group of 2 nodes", "shard across 2 nodes"), or before
+             * the group's word ("2 nodes per shard group", "2-node groups"); not the
+             * job's ("FSDP2 on 8 nodes") */
+            char prev[16];
+            const gboolean group_word = word_before (clause, q, prev) != NULL
+                                        && (g_str_equal (prev, "of") || g_str_equal (prev, "across")
+                                            || g_str_equal (prev, "over")
+                                            || g_str_equal (prev, "within")
+                                            || g_str_equal (prev, "inside")
+                                            || g_str_equal (prev, "spanning"));
+            const char *u = w;
+            while (g_ascii_isalpha (*u))
+              u++;
+            while (*u == ' ')
+              u++;
+            const gboolean group_after = g_str_has_prefix (u, "per shard")
+                                         || g_str_has_prefix (u, "group")
+                                         || g_str_has_prefix (u, "shard");
+            if (n >= 1 && n <= 4096 && (group_word || group_after)
                 && (g_str_has_prefix (w, "node") || g_str_has_prefix (w, "server")
                     || g_str_has_prefix (w, "host")))
               {

@@ -677,6 +677,14 @@ test_sharding (void)
     /* ... not hybrid sharding's own name nor a clause about replicas: one server's 8 */
     { "hybrid shard over 8 nodes", 8 },
     { "HSDP: replicate over 8 nodes", 8 },
+    /* ... nor the job's nodes, beside shards within a node or with no word of a group
+     * (a rule that took any count of nodes in a clause about sharding read zero3 over
+     * all 64) */
+    { "HSDP on 8 nodes with FSDP inside each node", 8 },
+    { "HSDP, sharded within each node across 8 nodes", 8 },
+    { "Hybrid-sharded FSDP on 8 nodes", 8 },
+    { "HSDP: FSDP over 8 GPUs/node x 8 nodes, DDP across nodes", 8 },
+    { "HSDP; FSDP2 on 8 nodes (64 GPUs), sharding intra-node", 8 },
     /* ... and not a count of GPUs: "within 32 GPUs" is shard_gpus_in's, 32 */
     { "HSDP (sharded within 32 GPUs)", 32 },
     /* whole nodes outside a bracket too, before the first number after "hsdp" (these
