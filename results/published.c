@@ -1800,12 +1800,33 @@ nic_count_before (const char *cl, const char *fig, const char *fig_end)
   const gint64 n = g_ascii_strtoll (p, &after, 10);
   if (n < 2 || n > 64 || *after != ' ' || after >= fig)
     return 0;
-  /* between: words of letters (a digit only inside a word), no other number */
-  for (const char *q = after; q < fig; q++)
-    if (g_ascii_isdigit (*q) && (q == after || !(g_ascii_isalnum (q[-1]) || q[-1] == '-')))
-      return 0;
-    else if (!(g_ascii_isalnum (*q) || *q == ' ' || *q == '-'))
-      return 0;
+  /* between: only words of the NICs' make and fabric ("NVIDIA Mellanox", "ConnectX-7",
+   * "HDR InfiniBand"); a word of nodes, GPUs or racks ("16 DGX A100 nodes with 200 Gb/s
+   * HDR InfiniBand HCAs", "64 A100 GPUs connected by ...") makes the count theirs */
+  static const char *const make[] = { "nvidia", "mellanox", "infiniband", "ib", "hdr", "ndr",
+                                      "edr", "xdr", "roce", "rocev2", "ethernet", "quantum",
+                                      "spectrum", "broadcom", "intel", "efa", "rdma", "gpudirect",
+                                      "dual-port", "single-port", "port", NULL };
+  for (const char *q = after; q < fig;)
+    {
+      while (q < fig && *q == ' ')
+        q++;
+      const char *e = q;
+      while (e < fig && *e != ' ')
+        e++;
+      if (e == q)
+        break;
+      g_autofree char *w = g_ascii_strdown (q, e - q);
+      gboolean ok = FALSE;
+      for (guint i = 0; make[i] != NULL && !ok; i++)
+        ok = g_str_equal (w, make[i]);
+      /* "ConnectX-7", "CX-7", "CX7" */
+      ok = ok || g_str_has_prefix (w, "connectx") || (g_str_has_prefix (w, "cx")
+                                                       && (w[2] == '-' || g_ascii_isdigit (w[2])));
+      if (!ok)
+        return 0;
+      q = e;
+    }
   static const char *const plural[] = { "hcas", "nics", "adapters", "ports", "cards" };
   g_autofree char *rest = g_ascii_strdown (fig_end, -1);
   const char *per = strstr (rest, "per ");

@@ -1496,6 +1496,11 @@ test_network_bandwidth (void)
     /* ... and no count where the number is of something else or no NICs follow */
     { "2 racks, 400 Gb/s per node", 8, 50 },
     { "8 H100 GPUs with 400 Gb/s per node", 8, 50 },
+    /* ... nor a count of nodes, GPUs or racks before a figure with the NICs after it (a
+     * rule that allowed any words between took 16 NICs a node: 3,200 a GPU; and 2: 50) */
+    { "16 DGX A100 nodes with 200 Gb/s HDR InfiniBand HCAs", 8, 0 },
+    { "2 DGX nodes interconnected with 400 Gbps InfiniBand ports", 8, 0 },
+    { "64 A100 GPUs connected by 200 Gbps HDR InfiniBand adapters", 8, 0 },
     /* port-speed shorthands: "400G", an InfiniBand generation with or without its rate,
      * a NIC count a node after the figure; a figure above any one NIC's 800 Gb/s with no
      * scope is a node's (AWS p5: 3,200 Gb/s an instance of 8) */
