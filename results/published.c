@@ -4030,15 +4030,51 @@ names_torch_ddp (const char *t)
 }
 
 /* Colossal-AI's Gemini named in a sharding cell as a word of its own ("gemini",
- * "GeminiPlugin", "gemini_auto"), not said off */
+ * "GeminiPlugin", "gemini_auto"), not said off nor compared with ("ZeRO-2 (... faster than
+ * Gemini here)" read as Gemini's zero3) */
 static gboolean
 names_gemini (const char *t)
 {
   g_autofree char *low = g_ascii_strdown (t, -1);
+  static const char *const compared[] = { "than", "vs", "versus", "over", "unlike" };
   for (const char *p = strstr (low, "gemini"); p != NULL; p = strstr (p + 1, "gemini"))
-    if ((p == low || !g_ascii_isalnum (p[-1])) && !negated_before (low, p)
-        && !mention_off (low, p, 6, NULL))
-      return TRUE;
+    {
+      if ((p != low && g_ascii_isalnum (p[-1])) || negated_before (low, p)
+          || mention_off (low, p, 6, NULL))
+        continue;
+      char w[16];
+      gboolean cmp = FALSE;
+      if (word_before (low, p, w) != NULL)
+        for (guint i = 0; i < G_N_ELEMENTS (compared) && !cmp; i++)
+          cmp = g_str_equal (w, compared[i]);
+      if (!cmp)
+        return TRUE;
+    }
+  return FALSE;
+}
+
+/* Gemini's placement of its chunks off the GPU: the gemini_auto plugin, or a placement
+ * policy "auto" or "cpu" (placement_policy="auto", "auto placement", "CPU placement");
+ * "auto" or "cpu" elsewhere ("chunk size auto-searched", "HybridAdam (CPU/GPU Adam
+ * kernels)") is not (both were refused as offloading) */
+static gboolean
+gemini_places_off_gpu (const char *t)
+{
+  g_autofree char *low = g_ascii_strdown (t, -1);
+  if (strstr (low, "gemini_auto") != NULL || strstr (low, "gemini auto") != NULL
+      || strstr (low, "gemini-auto") != NULL || strstr (low, "auto placement") != NULL
+      || strstr (low, "cpu placement") != NULL)
+    return TRUE;
+  for (const char *p = strstr (low, "placement"); p != NULL; p = strstr (p + 1, "placement"))
+    {
+      const char *q = p + 9;
+      if (g_str_has_prefix (q, "_policy") || g_str_has_prefix (q, " policy"))
+        q += 7;
+      while (*q == ' ' || *q == '=' || *q == ':' || *q == '"' || *q == '\'')
+        q++;
+      if (g_str_has_prefix (q, "auto") || g_str_has_prefix (q, "cpu"))
+        return TRUE;
+    }
   return FALSE;
 }
 
@@ -4573,7 +4609,7 @@ map_sharding (ResPublishedCase *c, const char *text, const char *framework, cons
        * forward and backward (Colossal-AI docs, "Gemini": ZeRO-3 with a chunk-based
        * memory manager); placement_policy "static" keeps them on the GPU by default,
        * "auto" or a CPU placement moves chunks to host memory, which no plan models */
-      if (contains_ci (t, "auto") || contains_ci (t, "cpu"))
+      if (gemini_places_off_gpu (t))
         return skip (c, "zero_stage_or_fsdp '%s': Gemini's auto or CPU placement moves "
                      "parameter chunks and optimizer states to host memory, which is not "
                      "modelled (hint: placement_policy static, or ZeRO-3)", shown);

@@ -563,6 +563,14 @@ test_sharding (void)
     /* Colossal-AI's Gemini, chunked ZeRO-3 (not recognised) */
     { "Gemini (placement_policy static)", "Colossal-AI", 1, PLAN_SHARD_ZERO3 },
     { "GeminiPlugin", "Colossal-AI", 1, PLAN_SHARD_ZERO3 },
+    /* "auto" or "cpu" not of the placement, and Gemini compared with (a rule that took
+     * any such word refused the first two as offloading, and read the third zero3) */
+    { "Gemini (static placement; chunk size auto-searched)", "Colossal-AI", 1,
+      PLAN_SHARD_ZERO3 },
+    { "GeminiPlugin (placement_policy static) with HybridAdam (CPU/GPU Adam kernels)",
+      "Colossal-AI", 1, PLAN_SHARD_ZERO3 },
+    { "ZeRO-2 (Colossal-AI LowLevelZeroPlugin; faster than Gemini here)", "Colossal-AI", 1,
+      PLAN_SHARD_ZERO2 },
     /* NeMo 2's optimizer name in a logged config (not recognised) */
     { "optim: mcore_distributed_optim, overlap_grad_sync: true", "NeMo", 1, PLAN_SHARD_ZERO1 },
     /* Megatron-FSDP's --data-parallel-sharding-strategy values */
