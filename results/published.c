@@ -3282,11 +3282,8 @@ sharding_negated (const char *t)
    * off: "no distributed optimizer", "distributed optimizer: off",
    * "use_distributed_optimizer=False", "--use-distributed-optimizer false", "DistOpt: no"
    * (each was read as zero1): Megatron's DDP, no sharding */
-  static const char *const distopt[] = { "distributed optimizer", "distributed_optimizer",
-                                         "distributed-optimizer", "distopt", "dist. optimizer",
-                                         "dist optimizer", "dist-opt", "dist_opt" };
-  for (guint i = 0; i < G_N_ELEMENTS (distopt); i++)
-    if (distopt_said_off (t, distopt[i]))
+  for (guint i = 0; distopt_names[i] != NULL; i++)
+    if (distopt_said_off (t, distopt_names[i]))
       return TRUE;
   /* a yes/no column answered no: the whole cell, never a word inside longer text
    * ("ZeRO-3, no model parallelism" names ZeRO-3) */

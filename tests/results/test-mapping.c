@@ -573,6 +573,8 @@ test_sharding (void)
       PLAN_SHARD_ZERO2 },
     /* NeMo 2's optimizer name in a logged config (not recognised) */
     { "optim: mcore_distributed_optim, overlap_grad_sync: true", "NeMo", 1, PLAN_SHARD_ZERO1 },
+    /* ... said off, as the distributed optimizer's other names are (read zero1) */
+    { "plain DDP; distributed_optim off", "Megatron-Core", 1, PLAN_SHARD_NONE },
     /* Megatron-FSDP's --data-parallel-sharding-strategy values */
     { "optim_grads_params", "Megatron-Core", 1, PLAN_SHARD_ZERO3 },
     { "Megatron-FSDP (optim_grads)", "Megatron-Core", 1, PLAN_SHARD_ZERO2 },
