@@ -3155,25 +3155,43 @@ typedef struct
   const char *at;             /* read up to here (not included) */
   const char *neg_end;        /* end of the clause's first negation word, or NULL */
   const char *const *words;   /* the negation words, NULL-terminated */
+  const char *const *joins;   /* words that also start a clause, NULL-terminated, or NULL */
 } ClauseWalk;
 
 static const char *const clause_negation_words[] = { "no", "not", "without", "predates",
                                                      "predating", "before", "never", NULL };
 
-/* A walk with the negation words of `words` (NULL-terminated, lower case, borrowed) */
+/* A walk with the negation words of `words` and, where `joins` is not NULL, a clause that
+ * also ends before each of its words (both NULL-terminated, lower case, borrowed) */
 static void
-clause_walk_init_words (ClauseWalk *w, const char *t, const char *const *words)
+clause_walk_init_words (ClauseWalk *w, const char *t, const char *const *words,
+                        const char *const *joins)
 {
   w->t = t;
   w->at = t;
   w->neg_end = NULL;
   w->words = words;
+  w->joins = joins;
 }
 
 static void
 clause_walk_init (ClauseWalk *w, const char *t)
 {
-  clause_walk_init_words (w, t, clause_negation_words);
+  clause_walk_init_words (w, t, clause_negation_words, NULL);
+}
+
+/* Whether one of `words` (NULL-terminated; NULL for none) is at `a` as a word of its own
+ * (the caller checks that a word starts at `a`) */
+static gboolean
+word_of_at (const char *a, const char *const *words)
+{
+  for (guint i = 0; words != NULL && words[i] != NULL; i++)
+    {
+      gsize n = strlen (words[i]);
+      if (strncmp (a, words[i], n) == 0 && !g_ascii_isalnum (a[n]))
+        return TRUE;
+    }
+  return FALSE;
 }
 
 /* Whether the mention at `p` (at or after the previous call's) is negated in its clause:
@@ -3186,9 +3204,10 @@ clause_walk_negated (ClauseWalk *w, const char *p)
   for (; w->at < p; w->at++)
     {
       const char *a = w->at;
-      if (*a == ',' || *a == ';' || *a == '(')
+      gboolean word_start = a == w->t || !g_ascii_isalnum (a[-1]);
+      if (*a == ',' || *a == ';' || *a == '(' || (word_start && word_of_at (a, w->joins)))
         w->neg_end = NULL;
-      else if (w->neg_end == NULL && (a == w->t || !g_ascii_isalnum (a[-1])))
+      else if (w->neg_end == NULL && word_start)
         for (guint i = 0; words[i] != NULL; i++)
           {
             gsize n = strlen (words[i]);
@@ -5797,7 +5816,13 @@ negated_after (const char *a)
  * A negation word in another clause is not the count's: "(causal: s x s term halved; MTP
  * layers counted without the embedding)" and "(causal; logits included, computed without
  * the MTP head)" are causal (they read as Megatron-Core's non-causal count, a measured
- * step 7% long at 4K tokens). */
+ * step 7% long at 4K tokens). For this rule a clause also ends before "and" or "with",
+ * which join what is said of another term: "model FLOPs without recompute and with the
+ * causal halving of the s x s term" and "(causal attention halved and recompute not
+ * counted)" are causal; they read as the non-causal count, the "without" and the "not
+ * counted" taken as the causal mask's. A negation that "and" joins to the mask ("not
+ * counting recompute and the causal mask") then reads causal, as every cell with
+ * "causal" and none of the set phrases did before the negation was scoped. */
 static gboolean
 causal_count_said (const char *text)
 {
@@ -5811,11 +5836,12 @@ causal_count_said (const char *text)
                                              "not applied", "not counted", "not modelled",
                                              "not modeled", "not considered", "ignored",
                                              NULL };
+  static const char *const joins[] = { "and", "with", NULL };
   if (!contains_ci (text, "causal") || contains_any_ci (text, otherwise))
     return FALSE;
   g_autofree char *low = g_ascii_strdown (text, -1);
   ClauseWalk walk;
-  clause_walk_init_words (&walk, low, words);
+  clause_walk_init_words (&walk, low, words, joins);
   for (const char *p = strstr (low, "halv"); p != NULL; p = strstr (p + 4, "halv"))
     {
       const char *e = p;
@@ -5824,12 +5850,16 @@ causal_count_said (const char *text)
       if (clause_walk_negated (&walk, p) || negated_after (e))
         return FALSE;
     }
-  clause_walk_init_words (&walk, low, words);
+  clause_walk_init_words (&walk, low, words, joins);
   for (const char *p = strstr (low, "causal"); p != NULL; p = strstr (p + 6, "causal"))
     {
       if (clause_walk_negated (&walk, p) || negated_before (low, p) || negated_after (p + 6))
         return FALSE;
-      g_autofree char *rest = g_strndup (p, strcspn (p, ",;()"));
+      const char *e = p + 6;
+      while (*e != '\0' && strchr (",;()", *e) == NULL
+             && !(!g_ascii_isalnum (e[-1]) && word_of_at (e, joins)))
+        e++;
+      g_autofree char *rest = g_strndup (p, (gsize) (e - p));
       if (contains_any_ci (rest, not_counted))
         return FALSE;
     }
