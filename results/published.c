@@ -4151,6 +4151,23 @@ fsdp_count_one (const char *t)
   return fsdp_count_one_end (low) >= 0;
 }
 
+/* Whether the word that ends at `a` in `low` names a parallelism axis other than FSDP
+ * ("EP 0: n/a for dense", "DDP=0: n/a", "CP 0 = no context parallel"): a 0 after it is
+ * that axis's value, and what follows it is not a gloss of FSDP 0 */
+static gboolean
+axis_named_before (const char *low, const char *a)
+{
+  static const char *const axes[] = { "dp", "ddp", "tp", "pp", "cp", "ep", "etp", "sp",
+                                      "vp", "vpp", "hsdp", NULL };
+  const char *b = a;
+  while (b > low && g_ascii_isalnum (b[-1]))
+    b--;
+  for (guint i = 0; axes[i] != NULL; i++)
+    if ((gsize) (a - b) == strlen (axes[i]) && strncmp (b, axes[i], (gsize) (a - b)) == 0)
+      return TRUE;
+  return FALSE;
+}
+
 /* NVIDIA's performance tables print FSDP as a switch, 1 on and 0 off, and a cell that
  * gives FSDP 1 may gloss the value it did not take: "FSDP 1 (the table's nomenclature;
  * FSDP 0 would be plain DDP with the distributed optimizer)", "FSDP 1 (use FSDP; 0 =
@@ -4159,7 +4176,9 @@ fsdp_count_one (const char *t)
  * that closes the bracket it is in) describes the other setting, not the run: `text`
  * with it overwritten by '#' (positions kept; the "FSDP 0" itself is left for
  * blank_negated), where the cell gives FSDP a count of 1 (fsdp_count_one_end) and,
- * after it, a 0 after "fsdp" or before '=' / ':'. Those words read as the run's ("plain DDP" as none, "the
+ * after it, a 0 after "fsdp" or before '=' / ':' but not after another axis's name
+ * (axis_named_before: "EP 0: n/a for dense" was blanked as FSDP 0's gloss, and the
+ * explain line said so). Those words read as the run's ("plain DDP" as none, "the
  * distributed optimizer" as zero1). Sets *any when something was blanked. g_free the
  * result. */
 static char *
@@ -4183,7 +4202,8 @@ blank_fsdp_zero_gloss (const char *text, gboolean *any)
       const char *n = z + 1;
       while (*n == ' ')
         n++;
-      if (!(a - low >= 4 && strncmp (a - 4, "fsdp", 4) == 0) && *n != '=' && *n != ':')
+      if (!(a - low >= 4 && strncmp (a - 4, "fsdp", 4) == 0)
+          && ((*n != '=' && *n != ':') || axis_named_before (low, a)))
         continue;
       const char *e = z + 1;
       for (int depth = 0; *e != '\0'; e++)

@@ -499,6 +499,14 @@ test_sharding (void)
     /* the gloss of FSDP 0 is not the run's, the words of FSDP 1's own bracket are: none */
     { "DP 64, FSDP 1 (pure data parallel; FSDP 0 would be the same)", "Paxml", 1,
       PLAN_SHARD_NONE },
+    /* a 0 before ':' or '=' after another axis's name is that axis's value, not FSDP 0:
+     * FSDP, zero3 (test_sharding_explain: the line says nothing of FSDP 0) */
+    { "FSDP 1 (Megatron-FSDP; EP 0: n/a for dense)", "NeMo Megatron-Bridge 25.11 (Megatron-Core)",
+      1, PLAN_SHARD_ZERO3 },
+    { "FSDP=1, DDP=0: n/a, sharding optim_grads_params",
+      "NeMo Megatron-Bridge 25.11 (Megatron-Core)", 1, PLAN_SHARD_ZERO3 },
+    { "FSDP 1 (Megatron-FSDP), CP 0 = no context parallel",
+      "NeMo Megatron-Bridge 25.11 (Megatron-Core)", 1, PLAN_SHARD_ZERO3 },
     { "FSDP FULL_SHARD (ZeRO-3)", "Composer/llm-foundry", 1, PLAN_SHARD_ZERO3 },
     { "FSDP2 (full shard)", "torchtitan", 1, PLAN_SHARD_ZERO3 },
     /* torchtitan's FSDP2 keeps parameters unsharded across micro-batches under PP */
@@ -1971,6 +1979,12 @@ test_sharding_explain (void)
      * not read as the run's */
     { "FSDP 1 (use FSDP; 0 = unsharded DDP)", "-> zero3 (FSDP 1, NVIDIA's FSDP switch on: what "
       "the cell says of FSDP 0 is the other setting's)\n" },
+    /* ... but a 0 before ':' or '=' after another axis's name (EP, DDP, CP) is that axis's
+     * value, and its words are no gloss of FSDP 0: the line says only zero3 (it said the
+     * cell's words of FSDP 0 were the other setting's) */
+    { "FSDP 1 (Megatron-FSDP; EP 0: n/a for dense)", "-> zero3\n" },
+    { "FSDP=1, DDP=0: n/a, sharding optim_grads_params", "-> zero3\n" },
+    { "FSDP 1 (Megatron-FSDP), CP 0 = no context parallel", "-> zero3\n" },
   };
   for (guint i = 0; i < G_N_ELEMENTS (rows); i++)
     {
