@@ -6013,9 +6013,29 @@ recompute_flag_names_module (const char *t)
   return named;
 }
 
+/* Whether a clause of a recompute cell (lower case) is said of another run than the row's:
+ * it names a baseline, the paper, another row or another run ("recompute_granularity none
+ * in the baseline", "granularity null in the 8B row", "selective in the paper"). "This
+ * row" is the row's own ("full in the baseline; this row: recompute_granularity null"). */
+static gboolean
+recompute_words_elsewhere (const char *clause)
+{
+  static const char *const words[] = { "baseline", "paper", "other run", NULL };
+  if (contains_any_ci (clause, words))
+    return TRUE;
+  for (const char *r = strstr (clause, " row"); r != NULL; r = strstr (r + 1, " row"))
+    if (!(r - clause >= 4 && strncmp (r - 4, "this", 4) == 0))
+      return TRUE;
+  return FALSE;
+}
+
 /* Whether a recompute cell opens with a kind of its own, "full" or "selective" as a word
  * ("full; ...", "selective (...)"): the row's verdict, whatever a key later in the cell
- * says of a baseline */
+ * says of a baseline. Not where the kind's own clause (up to a '(', ')', ';', ',' or '.')
+ * names another run: "full in the baseline; this run: recompute_granularity null" and
+ * "selective in the paper; recompute_granularity: null here" give the baseline's and the
+ * paper's kind, and the run's own granularity after it decides (both read full and
+ * selective, where they read none before this helper was added). */
 static gboolean
 recompute_kind_leads (const char *t)
 {
@@ -6023,20 +6043,23 @@ recompute_kind_leads (const char *t)
   for (guint i = 0; i < G_N_ELEMENTS (kinds); i++)
     if (starts_with_ci (t, kinds[i]) && !g_ascii_isalnum (t[strlen (kinds[i])])
         && t[strlen (kinds[i])] != '_')
-      return TRUE;
+      {
+        g_autofree char *low = g_ascii_strdown (t, -1);
+        g_autofree char *clause = clause_at (low, low, "", "();,.");
+        return !recompute_words_elsewhere (clause);
+      }
   return FALSE;
 }
 
 /* Whether the clause of the mention at `p` in `low` (back to a '(', ';', ',' or '.' and on
- * to a ')', ';', ',' or '.') names a baseline or another row: "recompute_granularity none
- * in the baseline", "(baseline: recompute_granularity null)", "granularity null in the 8B
- * row" */
+ * to a ')', ';', ',' or '.') is said of another run (recompute_words_elsewhere):
+ * "recompute_granularity none in the baseline", "(baseline: recompute_granularity null)",
+ * "granularity null in the 8B row", "granularity null in the paper" */
 static gboolean
 recompute_clause_elsewhere (const char *low, const char *p)
 {
   g_autofree char *clause = clause_at (low, p, "(;,.", ");,.");
-  static const char *const words[] = { "baseline", " row", "other run", NULL };
-  return contains_any_ci (clause, words);
+  return recompute_words_elsewhere (clause);
 }
 
 static gboolean

@@ -2588,6 +2588,14 @@ test_recompute (void)
      * run's own granularity after it, decides (each read none) */
     { "full; recompute_granularity none in the baseline", PLAN_RECOMPUTE_FULL },
     { "selective (baseline: recompute_granularity null)", PLAN_RECOMPUTE_SELECTIVE },
+    /* ... and a leading kind whose own clause names the baseline or the paper is theirs,
+     * not the run's: the run's own null granularity after it decides (each read full or
+     * selective, as the leading kind; none before that rule). "This row" is the row's own,
+     * not another row's */
+    { "full in the baseline; this run: recompute_granularity null", PLAN_RECOMPUTE_NONE },
+    { "selective in the paper; recompute_granularity: null here (fits without)",
+      PLAN_RECOMPUTE_NONE },
+    { "full in the baseline; this row: recompute_granularity null", PLAN_RECOMPUTE_NONE },
     { "full (MaxText remat_policy save_qkv_proj: only the query/key/value projection outputs "
       "are saved, the rest of each layer is recomputed; full is the nearest the mapping has)",
       PLAN_RECOMPUTE_FULL },
@@ -2734,6 +2742,9 @@ test_recompute (void)
     { "full (recompute_method block, recompute_num_layers 4; granularity null in the 8B row)",
       PLAN_RECOMPUTE_BLOCK, 4, 0 },
     { "recompute_method block, recompute_num_layers 4; granularity null in the 8B row",
+      PLAN_RECOMPUTE_BLOCK, 4, 0 },
+    /* ... nor the paper's (read none) */
+    { "recompute_method block, recompute_num_layers 4; granularity null in the paper",
       PLAN_RECOMPUTE_BLOCK, 4, 0 },
     { "activations_checkpoint_method block, activations_checkpoint_num_layers 4",
       PLAN_RECOMPUTE_BLOCK, 4, 0 },
