@@ -9069,8 +9069,9 @@ batch_label_opening (const char *low, const char *p)
 
 /* The unit of a batch per unit at `x` ("per GPU", "per data-parallel rank", "/device",
  * "per host"): its table entry, *len the characters it takes, NULL where `x` names none.
- * A batch per data-parallel rank or replica is one replica's; per GPU, device, rank or
- * accelerator it is one GPU's; per node, host or server one node's. */
+ * A batch per data-parallel rank, replica or worker is one replica's; per GPU, device,
+ * rank, accelerator, worker or process it is one GPU's (a torch.distributed worker is one
+ * process on one GPU); per node, host or server one node's. */
 static const BatchUnit *
 batch_unit_at (const char *x, gsize *len)
 {
@@ -9081,8 +9082,13 @@ batch_unit_at (const char *x, gsize *len)
     { "per dp rank", "per DP rank", BATCH_PER_REPLICA },
     { "per dp replica", "per DP replica", BATCH_PER_REPLICA },
     { "per replica", "per replica", BATCH_PER_REPLICA },
+    { "per data-parallel worker", "per data-parallel worker", BATCH_PER_REPLICA },
+    { "per data parallel worker", "per data-parallel worker", BATCH_PER_REPLICA },
+    { "per dp worker", "per DP worker", BATCH_PER_REPLICA },
     { "per gpu", "per GPU", BATCH_PER_GPU }, { "per device", "per device", BATCH_PER_GPU },
     { "per rank", "per rank", BATCH_PER_GPU },
+    { "per worker", "per worker", BATCH_PER_GPU },
+    { "per process", "per process", BATCH_PER_GPU },
     { "per accelerator", "per accelerator", BATCH_PER_GPU },
     { "/gpu", "per GPU", BATCH_PER_GPU }, { "/ gpu", "per GPU", BATCH_PER_GPU },
     { "/device", "per device", BATCH_PER_GPU }, { "/ device", "per device", BATCH_PER_GPU },
@@ -9105,6 +9111,60 @@ batch_unit_at (const char *x, gsize *len)
   return NULL;
 }
 
+/* Whether `x` gives a batch per a unit of hardware or of processes that batch_unit_at does
+ * not know: "per" or '/' and, within its next three words, one that names a GPU, node,
+ * worker, process or the like ("per 8-GPU node", "per DGX node", "per TPU chip", "/pod").
+ * "per optimizer step", "per iteration", "per the paper", a count of GPUs ("per 64 GPUs")
+ * and a division ("global batch 128 / 64 GPUs") name none: the batch is read as before. */
+static gboolean
+batch_unit_unknown (const char *x)
+{
+  static const char *const nouns[] = { "gpu", "node", "worker", "process", "host", "server",
+                                       "machine", "device", "rank", "replica", "accelerator",
+                                       "chip", "card", "core", "tpu", "pod", "slice",
+                                       "instance", "group", "shard", "dgx", "hgx" };
+  if (g_str_has_prefix (x, "per "))
+    x += 4;
+  else if (*x == '/')
+    {
+      x++;
+      while (*x == ' ')
+        x++;
+      if (!g_ascii_isalpha (*x))
+        return FALSE;                  /* a division ("128 / 64 GPUs = 2 per GPU") */
+    }
+  else
+    return FALSE;
+  for (guint w = 0; w < 3; w++)
+    {
+      while (*x == ' ')
+        x++;
+      const char *e = x;
+      while (g_ascii_isalnum (*e) || *e == '-')
+        e++;
+      if (e == x)
+        return FALSE;                  /* punctuation ends the unit */
+      /* a count of GPUs ("effective batch size 128 per 64 GPUs"): the batch over them,
+       * read as it was (the global batch where they are the row's GPUs) */
+      if (w == 0 && strspn (x, "0123456789") == (gsize) (e - x))
+        return FALSE;
+      /* each part of the word: "8-gpu" names a GPU */
+      for (const char *part = x; part < e;)
+        {
+          const char *pe = part;
+          while (pe < e && *pe != '-')
+            pe++;
+          const gsize n = (gsize) (pe - part) - (pe > part && pe[-1] == 's' ? 1 : 0);
+          for (guint i = 0; i < G_N_ELEMENTS (nouns); i++)
+            if (n == strlen (nouns[i]) && strncmp (part, nouns[i], n) == 0)
+              return TRUE;
+          part = pe < e ? pe + 1 : pe;
+        }
+      x = e;
+    }
+  return FALSE;
+}
+
 /* The gradient accumulation steps (*ga) and the global batch (*gb) a text states by a
  * label, where the row leaves both cells empty: a label at the start of a word, any of
  * " =:_-", the word "steps" or "size" and a few words of prose ("is", "was", "of", "set
@@ -9121,11 +9181,12 @@ batch_unit_at (const char *x, gsize *len)
  * "effective batch size per GPU: 2", "effective batch 16 per host") is no global batch
  * but one replica's, GPU's or node's: *unit (each 0 where none), which the caller
  * multiplies out where it can; a global batch given per unit ("global batch 128 per
- * replica") is none at all. 1: a count read (the others 0 where not); 0: the text names
- * none, or names one with no count read ("gradient accumulation in fp32"); -1: two counts
- * of a kind differ. A label in a notes sentence about another row or a baseline, a
- * negative value and the first factor of a product are no count. A mention said off ("no
- * gradient accumulation") or about Megatron's fused weight-gradient kernel
+ * replica") and a batch per a unit not known ("effective batch size 16 per DGX node":
+ * batch_unit_unknown) are none at all. 1: a count read (the others 0 where not); 0: the
+ * text names none, or names one with no count read ("gradient accumulation in fp32");
+ * -1: two counts of a kind differ. A label in a notes sentence about another row or a
+ * baseline, a negative value and the first factor of a product are no count. A mention
+ * said off ("no gradient accumulation") or about Megatron's fused weight-gradient kernel
  * ("gradient_accumulation_fusion") names none. */
 static int
 accumulation_stated (const char *text, gboolean notes, gint64 *ga, gint64 *gb,
@@ -9254,6 +9315,10 @@ accumulation_stated (const char *text, gboolean notes, gint64 *ga, gint64 *gb,
           gsize len;
           if (labels[i].kind != GA)
             after = batch_unit_at (x, &len);
+          /* a batch per a unit not known ("effective batch size 16 per DGX node") is no
+           * one global batch either: not read (it read 16 and refused the row) */
+          if (labels[i].kind != GA && after == NULL && batch_unit_unknown (x))
+            continue;
         }
         if (before != NULL && after != NULL)
           continue;                    /* "per GPU: 2 per node": no one unit */

@@ -3275,7 +3275,8 @@ test_batch_from_stack_accumulation (void)
  * "effective batch 64 via gradient accumulation" gives no count of steps (read 8). A
  * global batch that is no whole number of micro_batch x dp steps ("global_batch_size 30"
  * on 8 ranks) is skipped too. A count in prose ("The global batch size is 128") and an
- * effective batch per data-parallel rank, GPU or host are read too (their rows below). */
+ * effective batch per data-parallel rank, GPU, worker or host are read too (their rows
+ * below). */
 static void
 test_batch_accumulation_stated (void)
 {
@@ -3388,6 +3389,37 @@ test_batch_accumulation_stated (void)
     /* a global batch given per unit says two things: not read (it read 128) */
     { "torchtitan", "", "", 64, "1", "Global batch 128 per replica.", 64,
       "grad_accum not stated: the torchtitan stack's default 1" },
+    /* a worker or process is one torch.distributed rank on one GPU, a data-parallel
+     * worker one replica (each read 2 as the global batch and was skipped): on 64 GPUs at
+     * tp 1, 2 x dp 64 = 128, 2 accumulation steps of 1 x 64 */
+    { "torchtitan", "", "", 64, "1", "effective batch size of 2 per worker", 128,
+      "global batch 128 from the notes (effective batch 2 per worker x dp 64) = micro_batch 1 "
+      "x dp 64 x 2 accumulation steps" },
+    { "torchtitan", "", "", 64, "1", "effective batch size 2 per process", 128,
+      "global batch 128 from the notes (effective batch 2 per process x dp 64)" },
+    { "torchtitan", "", "", 64, "1", "effective batch size 2 per data parallel worker", 128,
+      "global batch 128 from the notes (effective batch 2 per data-parallel worker x dp 64)" },
+    /* ... at tp 2 a worker's batch is a GPU's, which a tensor-parallel pair may share: not
+     * read (the default's 1 x 1 x dp 32 = 32); a data-parallel worker's is the replica's,
+     * 4 x dp 32 = 128 */
+    { "torchtitan", "2", "", 64, "1", "effective batch 4 per worker", 32,
+      "grad_accum not stated: the torchtitan stack's default 1" },
+    { "torchtitan", "2", "", 64, "1", "effective batch 4 per data-parallel worker", 128,
+      "global batch 128 from the notes (effective batch 4 per data-parallel worker x dp 32)" },
+    /* a batch per a unit not known (an 8-GPU node, a DGX node) cannot be multiplied out:
+     * not read, the default's 64 (each read 16 as the global batch and was skipped) ... */
+    { "torchtitan", "", "", 64, "1", "effective batch size 16 per 8-GPU node", 64,
+      "grad_accum not stated: the torchtitan stack's default 1" },
+    { "torchtitan", "", "", 64, "1", "effective batch size 16 per DGX node", 64,
+      "grad_accum not stated: the torchtitan stack's default 1" },
+    /* ... but a batch per optimizer step, over a count of GPUs, or a division after the
+     * global batch names no such unit: 128 = 1 x 64 x 2 steps, read as before */
+    { "torchtitan", "", "", 64, "1", "effective batch size 128 per 64 GPUs", 128,
+      "global batch 128 from the notes = micro_batch 1 x dp 64 x 2 accumulation steps" },
+    { "torchtitan", "", "", 64, "1", "global batch 128 per iteration", 128,
+      "global batch 128 from the notes = micro_batch 1 x dp 64 x 2 accumulation steps" },
+    { "torchtitan", "", "", 64, "1", "global batch 128 / 64 GPUs = 2 per GPU", 128,
+      "global batch 128 from the notes = micro_batch 1 x dp 64 x 2 accumulation steps" },
   };
   for (guint i = 0; i < G_N_ELEMENTS (rows); i++)
     {
