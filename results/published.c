@@ -9181,12 +9181,13 @@ batch_unit_unknown (const char *x)
  * "effective batch size per GPU: 2", "effective batch 16 per host") is no global batch
  * but one replica's, GPU's or node's: *unit (each 0 where none), which the caller
  * multiplies out where it can; a global batch given per unit ("global batch 128 per
- * replica") and a batch per a unit not known ("effective batch size 16 per DGX node":
- * batch_unit_unknown) are none at all. 1: a count read (the others 0 where not); 0: the
- * text names none, or names one with no count read ("gradient accumulation in fp32");
- * -1: two counts of a kind differ. A label in a notes sentence about another row or a
- * baseline, a negative value and the first factor of a product are no count. A mention
- * said off ("no gradient accumulation") or about Megatron's fused weight-gradient kernel
+ * replica"), a batch per a unit not known ("effective batch size 16 per DGX node":
+ * batch_unit_unknown) and a fraction ("The global batch size is 1/4 of ...") are none at
+ * all. 1: a count read (the others 0 where not); 0: the text names none, or names one
+ * with no count read ("gradient accumulation in fp32"); -1: two counts of a kind differ.
+ * A label in a notes sentence about another row or a baseline, a negative value and the
+ * first factor of a product are no count. A mention said off ("no gradient
+ * accumulation") or about Megatron's fused weight-gradient kernel
  * ("gradient_accumulation_fusion") names none. */
 static int
 accumulation_stated (const char *text, gboolean notes, gint64 *ga, gint64 *gb,
@@ -9275,6 +9276,10 @@ accumulation_stated (const char *text, gboolean notes, gint64 *ga, gint64 *gb,
         const gint64 v = (gint64) dv;
         if (v < 1 || v > G_MAXINT || g_ascii_isalpha (*end) || *end == '.'
             || followed_by_tokens (end))
+          continue;
+        /* a fraction ("The global batch size is 1/4 of the pretraining batch") is no count
+         * (its numerator was read: global batch 1) */
+        if (*end == '/' && g_ascii_isdigit (end[1]))
           continue;
         /* the first factor of a product ("global batch = 2 x 8 GPUs", "4 x 8 = 32") is no
          * count of it (it read 2) */

@@ -3389,6 +3389,11 @@ test_batch_accumulation_stated (void)
     /* a global batch given per unit says two things: not read (it read 128) */
     { "torchtitan", "", "", 64, "1", "Global batch 128 per replica.", 64,
       "grad_accum not stated: the torchtitan stack's default 1" },
+    /* a fraction is no count: "1/4" read 1 as the global batch, no whole number of 1 x 64
+     * steps, and the row was skipped; the default's 1 x 1 x 64 stands, as before the prose
+     * fillers ("is") let the label reach it */
+    { "torchtitan", "", "", 64, "1", "The global batch size is 1/4 of the pretraining batch.",
+      64, "grad_accum not stated: the torchtitan stack's default 1" },
     /* a worker or process is one torch.distributed rank on one GPU, a data-parallel
      * worker one replica (each read 2 as the global batch and was skipped): on 64 GPUs at
      * tp 1, 2 x dp 64 = 128, 2 accumulation steps of 1 x 64 */
