@@ -9277,9 +9277,10 @@ accumulation_stated (const char *text, gboolean notes, gint64 *ga, gint64 *gb,
         if (v < 1 || v > G_MAXINT || g_ascii_isalpha (*end) || *end == '.'
             || followed_by_tokens (end))
           continue;
-        /* a fraction ("The global batch size is 1/4 of the pretraining batch") is no count
-         * (its numerator was read: global batch 1) */
-        if (*end == '/' && g_ascii_isdigit (end[1]))
+        /* a proper fraction ("The global batch size is 1/4 of the pretraining batch") is
+         * no count (its numerator was read: global batch 1); a batch over its GPUs ("GBS
+         * 64/8 GPUs") is the batch */
+        if (*end == '/' && g_ascii_isdigit (end[1]) && v < g_ascii_strtoll (end + 1, NULL, 10))
           continue;
         /* the first factor of a product ("global batch = 2 x 8 GPUs", "4 x 8 = 32") is no
          * count of it (it read 2) */

@@ -3394,6 +3394,9 @@ test_batch_accumulation_stated (void)
      * fillers ("is") let the label reach it */
     { "torchtitan", "", "", 64, "1", "The global batch size is 1/4 of the pretraining batch.",
       64, "grad_accum not stated: the torchtitan stack's default 1" },
+    /* ... while a batch over its GPUs is the batch (a rule that took any '/' and digit for
+     * a fraction left it unread): 128 = 1 x 64 x 2 steps */
+    { "torchtitan", "", "", 64, "1", "GBS 128/64 GPUs", 128, "global batch 128 from the notes" },
     /* a worker or process is one torch.distributed rank on one GPU, a data-parallel
      * worker one replica (each read 2 as the global batch and was skipped): on 64 GPUs at
      * tp 1, 2 x dp 64 = 128, 2 accumulation steps of 1 x 64 */
