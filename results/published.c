@@ -6612,13 +6612,13 @@ followed_by_weight (const char *end)
   return FALSE;
 }
 
-/* Whether the number that ends at `end` is divided ("4096 / (256 x 16) = 1", a
- * derivation in the notes): a '/' or a division sign, then a number or a bracket, then
- * only numbers, operators and brackets up to an '='. A divisor that is a word is a unit
- * ("2/GPU", "4 / device": the number stands) or a name ("512 / dp": no size). A product
- * ("4 x 48 GPUs = 192", "2 x 2 accumulation steps = 4") keeps its first factor, the size
- * per unit. 0 where the number stands; 1 with *n the whole number after the '=' and
- * *after past it; -1 where the quotient has no such result. */
+/* Whether the number that ends at `end` is divided ("4096 / (256 x 16) = 1", "16 / 8 GPUs
+ * = 2", a derivation in the notes): a '/' or a division sign, then a number or a bracket,
+ * and an '=' later in the clause. A divisor that is a word is a unit or a list's next item
+ * ("2/GPU", "4 / step", "4 / dp 48 / gbs 192": the number stands) or a degree's name
+ * ("512 / dp": no size). A product ("4 x 48 GPUs = 192", "2 x 2 accumulation steps = 4")
+ * keeps its first factor, the size per unit. 0 where the number stands; 1 with *n the
+ * whole number after the '=' and *after past it; -1 where there is no one size. */
 static int
 expression_result (const char *end, gint64 *n, char **after)
 {
@@ -6634,22 +6634,37 @@ expression_result (const char *end, gint64 *n, char **after)
       d++;
     if (g_ascii_isalpha (*d))
       {
-        static const char *const units[] = { "gpu", "device", "rank", "node", "replica",
-                                              "worker", "card", "accelerator", "chip",
-                                              "core", "process", "host", "server" };
-        for (guint i = 0; i < G_N_ELEMENTS (units); i++)
-          if (g_ascii_strncasecmp (d, units[i], strlen (units[i])) == 0)
-            return 0;
-        return -1;
+        /* a name of a degree or a count that ends the clause divides ("512 / dp", "512
+         * / dp = 8"); any other word, or the name before more words or a number, is a
+         * unit or a list's next item ("2/GPU", "4 / step", "2 / DP rank", "4 / dp 48 /
+         * gbs 192") */
+        static const char *const names[] = { "dp", "tp", "pp", "cp", "ep", "n", "world_size",
+                                              "num_gpus", "ngpus", "dp_size", "world" };
+        const char *e = d;
+        while (g_ascii_isalnum (*e) || *e == '_')
+          e++;
+        const char *nx = e;
+        while (*nx == ' ')
+          nx++;
+        gboolean name = FALSE;
+        for (guint i = 0; i < G_N_ELEMENTS (names) && !name; i++)
+          name = (gsize) (e - d) == strlen (names[i])
+                 && g_ascii_strncasecmp (d, names[i], (gsize) (e - d)) == 0
+                 && (*nx == '\0' || strchr ("=,;.)", *nx) != NULL);
+        if (!name)
+          return 0;
+        if (*nx != '=')
+          return -1;
       }
-    if (!(g_ascii_isdigit (*d) || *d == '('))
+    else if (!(g_ascii_isdigit (*d) || *d == '('))
       return 0;
   }
-  for (; *a != '\0' && *a != '='; a++)
-    if (!(g_ascii_isdigit (*a) || strchr (" ()/*xX+-.,", *a) != NULL || (guchar) *a >= 0x80))
-      return -1;
+  /* the quotient's result after an '=' in the same clause ("16 / 8 GPUs = 2"); with none
+   * the number stands ("4/2 (7B/13B)", two models' sizes) */
+  for (; *a != '\0' && *a != '=' && *a != ',' && *a != ';'; a++)
+    ;
   if (*a != '=')
-    return -1;
+    return 0;   /* (a name's quotient came here only with its '=') */
   for (a++; *a == ' '; a++)
     ;
   if (!g_ascii_isdigit (*a))
@@ -9280,8 +9295,17 @@ accumulation_stated (const char *text, gboolean notes, gint64 *ga, gint64 *gb,
         /* a proper fraction ("The global batch size is 1/4 of the pretraining batch") is
          * no count (its numerator was read: global batch 1); a batch over its GPUs ("GBS
          * 64/8 GPUs") is the batch */
-        if (*end == '/' && g_ascii_isdigit (end[1]) && v < g_ascii_strtoll (end + 1, NULL, 10))
-          continue;
+        if (*end == '/' && g_ascii_isdigit (end[1]))
+          {
+            char *de = NULL;
+            const gint64 den = g_ascii_strtoll (end + 1, &de, 10);
+            while (*de == ' ')
+              de++;
+            /* ... a proper fraction of something or of a small denominator: "1/4 of",
+             * "3/4"; not two models' batches ("GBS 128/256 (8B/70B)") */
+            if (v < den && (den <= 16 || g_str_has_prefix (de, "of ")))
+              continue;
+          }
         /* the first factor of a product ("global batch = 2 x 8 GPUs", "4 x 8 = 32") is no
          * count of it (it read 2) */
         {
@@ -9321,9 +9345,11 @@ accumulation_stated (const char *text, gboolean notes, gint64 *ga, gint64 *gb,
           gsize len;
           if (labels[i].kind != GA)
             after = batch_unit_at (x, &len);
-          /* a batch per a unit not known ("effective batch size 16 per DGX node") is no
-           * one global batch either: not read (it read 16 and refused the row) */
-          if (labels[i].kind != GA && after == NULL && batch_unit_unknown (x))
+          /* an effective batch per a unit not known ("effective batch size 16 per DGX
+           * node") is no one global batch either: not read (it read 16 and refused the
+           * row); a global batch's label says it is the job's ("global batch 128 per DP
+           * group", "per 64-GPU slice": read as before) */
+          if (labels[i].kind == EFFECTIVE && after == NULL && batch_unit_unknown (x))
             continue;
         }
         if (before != NULL && after != NULL)

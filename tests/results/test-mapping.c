@@ -3397,6 +3397,12 @@ test_batch_accumulation_stated (void)
     /* ... while a batch over its GPUs is the batch (a rule that took any '/' and digit for
      * a fraction left it unread): 128 = 1 x 64 x 2 steps */
     { "torchtitan", "", "", 64, "1", "GBS 128/64 GPUs", 128, "global batch 128 from the notes" },
+    /* ... as are two models' batches and a global batch said per a group of the job (the
+     * seventh audit: read as a fraction, and as a batch per a unit not known) */
+    { "torchtitan", "", "", 64, "1", "GBS 128/256 (8B/70B)", 128,
+      "global batch 128 from the notes" },
+    { "torchtitan", "", "", 64, "1", "global batch 128 per DP group", 128,
+      "global batch 128 from the notes" },
     /* a worker or process is one torch.distributed rank on one GPU, a data-parallel
      * worker one replica (each read 2 as the global batch and was skipped): on 64 GPUs at
      * tp 1, 2 x dp 64 = 128, 2 accumulation steps of 1 x 64 */
@@ -4777,6 +4783,16 @@ test_micro_batch_labels (void)
     { "Megatron-LM", 4, "", "micro-batch size 4 x 16 = 64 sequences per step", 4 },
     { "Megatron-LM", 4, "", "micro batch size 2 x 2 accumulation steps = 4 per rank", 2 },
     { tt, 1, "", "local batch size 4 x 64 GPUs = 256 global", 4 },
+    /* ... a word after '/' that is a list's next item or a unit, two models' sizes, a
+     * quotient with a unit before its result, a degree's name before its result (the
+     * seventh audit: a rule that took every word after '/' but a few units for a
+     * divisor read each 1) */
+    { "Megatron-LM", 4, "", "micro-batch size 4 / global batch 512", 4 },
+    { "Megatron-LM", 4, "", "mbs 4 / dp 16 / gbs 512", 4 },
+    { "Megatron-LM", 4, "", "micro-batch size 2 / DP rank", 2 },
+    { "Megatron-LM", 4, "", "micro-batch size 4/2 (7B/13B)", 4 },
+    { "Megatron-LM", 4, "", "micro batch size 32 / 16 GPUs = 2", 2 },
+    { "Megatron-LM", 4, "", "mbs = 512 / dp = 32", 32 },
     /* a cell that defers to the notes or the stack reads as an empty one (they were
      * refused, and read as 1 before) */
     { "Megatron-LM", 4, "see notes", "MBS 2, GBS 512", 2 },
