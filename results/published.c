@@ -4638,8 +4638,11 @@ map_sharding (ResPublishedCase *c, const char *text, const char *framework, cons
                  "NVMe memory is not modelled", shown);
   else if (contains_ci (t, "ZeRO++") || contains_ci (t, "zeropp"))
     *out = PLAN_SHARD_ZERO3;   /* qwZ / hpZ / qgZ not modelled: ZeRO-3's traffic */
-  else if (names_gemini (t))
+  else if (names_gemini (t) && zero_stage_in (t) < 0 && stage_n_in (t) < 0
+           && !contains_ci (t, "lowlevelzero") && !contains_ci (t, "low level zero"))
     {
+      /* (a ZeRO stage or Colossal-AI's LowLevelZeroPlugin named beside Gemini is the run's
+       * and Gemini another's: "ZeRO-2 (LowLevelZeroPlugin); Gemini was slower") */
       /* Colossal-AI's Gemini (GeminiPlugin): parameters, gradients and optimizer states
        * in chunks sharded over the data-parallel group, gathered chunk by chunk for the
        * forward and backward (Colossal-AI docs, "Gemini": ZeRO-3 with a chunk-based

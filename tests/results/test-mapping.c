@@ -579,6 +579,13 @@ test_sharding (void)
       "Colossal-AI", 1, PLAN_SHARD_ZERO3 },
     { "ZeRO-2 (Colossal-AI LowLevelZeroPlugin; faster than Gemini here)", "Colossal-AI", 1,
       PLAN_SHARD_ZERO2 },
+    /* ... and beside a ZeRO stage named, whatever the words between (the seventh audit:
+     * each read zero3) */
+    { "ZeRO-2 (LowLevelZeroPlugin), 1.2x faster than the Gemini run", "Colossal-AI", 1,
+      PLAN_SHARD_ZERO2 },
+    { "ZeRO-2 (Gemini OOMs at this size)", "Colossal-AI", 1, PLAN_SHARD_ZERO2 },
+    { "ZeRO-1 (LowLevelZero stage 1; Gemini in the 70B row)", "Colossal-AI", 1,
+      PLAN_SHARD_ZERO1 },
     /* NeMo 2's optimizer name in a logged config (not recognised) */
     { "optim: mcore_distributed_optim, overlap_grad_sync: true", "NeMo", 1, PLAN_SHARD_ZERO1 },
     /* ... said off, as the distributed optimizer's other names are (read zero1) */
