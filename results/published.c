@@ -2012,7 +2012,19 @@ res_pub_network_gbps_per_gpu (const char *network, guint64 node, double preset_g
         /* ... unless the figure is the preset's own NIC a GPU: a link's rate, as a paper
          * writes its fabric ("400Gbps for inter-node (InfiniBand) connections" of DGX H100
          * nodes, one 400 Gb/s NIC a GPU: read as the node's, 50 Gb/s a GPU) */
-        scope = preset_gbps > 0 && node > 1 && fabs (v / preset_gbps - 1.0) < 0.01 ? 4 : 2;
+        {
+          /* (not where the clause says the figure is the node's: "aggregate", "total",
+           * "shared by the 8 GPUs", "one per node") */
+          static const char *const node_words[] = { "per node", "a node", "each node",
+                                                    "per server", "per host", NULL };
+          static const char *const cell_words[] = { "aggregate", "total", "shared",
+                                                    "one per node", "one nic per node",
+                                                    "one per server", "one per host",
+                                                    "single nic", NULL };
+          scope = preset_gbps > 0 && node > 1 && fabs (v / preset_gbps - 1.0) < 0.01
+                  && !contains_any_ci (low, node_words)
+                  && !contains_any_ci (cell_low, cell_words) ? 4 : 2;
+        }
       if (scope == 3 || scope == 4)
         out = one_nic;
       else if (scope == 1)
