@@ -7243,8 +7243,7 @@ names_compile (const char *text, gboolean framework_cell)
     return FALSE;
   g_autofree char *low = g_ascii_strdown (text, -1);
   static const char *const words[] = { "torch.compile", "--compile", "training.compile",
-                                       "compile=true", "compile: true", "compile = true",
-                                       "compiled" };
+                                       "compile=true", "compile: true", "compiled" };
   for (guint i = 0; i < G_N_ELEMENTS (words); i++)
     {
       if (!framework_cell && g_str_equal (words[i], "compiled"))
@@ -7257,15 +7256,30 @@ names_compile (const char *text, gboolean framework_cell)
             continue;
           if (g_str_equal (words[i], "--compile") && g_ascii_isalnum (p[n]))
             continue;
-          /* a mention said not stated names nothing; the bracket after it may give the
-           * value ("torch.compile not stated (toml default compile = false)" read as
-           * compiled; "... (the toml sets compile = true)" is, by its own words) */
+          /* a mention said not stated names nothing; the bracket right after it may give
+           * the value ("torch.compile not stated (toml default compile = false)" read as
+           * compiled; "... (the benchmark toml sets compile = true)" is, by its own
+           * words; "compile = true" elsewhere may be another run's) */
           {
             const char *a = p + n;
             while (*a == ' ')
               a++;
             if (g_str_has_prefix (a, "not stated"))
-              continue;
+              {
+                a += strlen ("not stated");
+                while (*a == ' ')
+                  a++;
+                const char *close = *a == '(' ? strchr (a, ')') : NULL;
+                if (close != NULL)
+                  {
+                    g_autofree char *br = g_strndup (a, (gsize) (close - a));
+                    static const char *const on[] = { "compile = true", "compile=true",
+                                                      "compile: true", NULL };
+                    if (contains_any_ci (br, on))
+                      return TRUE;
+                  }
+                continue;
+              }
           }
           if (!negated_before (low, p) && !negated_after (p + n))
             return TRUE;

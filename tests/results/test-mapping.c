@@ -3606,7 +3606,13 @@ test_pytorch_fsdp_compile (void)
                                        /* said not stated, its value off in a bracket
                                         * (read compiled) */
                                        "PyTorch FSDP, torch.compile not stated (toml "
-                                       "default compile = false)" };
+                                       "default compile = false)",
+                                       /* compile = true said of another run or over-
+                                        * ridden (the seventh audit: read compiled) */
+                                       "PyTorch FSDP, compile = true in the 70B toml; this "
+                                       "8B run was eager",
+                                       "PyTorch FSDP, torch.compile not stated; the 70B run "
+                                       "used compile = true" };
   /* a bracket about something else leaves it compiled (the third audit) */
   c = row ("H100-SXM-80GB", 64, 1, "FSDP (full shard)", "PyTorch FSDP + torch.compile (no AC)",
            "bf16");
