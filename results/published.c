@@ -9146,11 +9146,22 @@ batch_unit_at (const char *x, gsize *len)
         continue;
       if (x[n] == 's' && !g_ascii_isalpha (x[n + 1]))
         n++;                           /* "per GPUs" */
-      if (!g_ascii_isalpha (x[n]))
+      if (g_ascii_isalpha (x[n]))
+        continue;
+      /* a worker or process the rest of its clause puts on a node or on several GPUs
+       * ("per worker node", "per worker (8 GPUs each)", "per worker (one worker per
+       * node)") is no GPU's: not known (the seventh audit: read as a GPU's, 8x) */
+      if (g_str_has_prefix (units[u].words, "per worker")
+          || g_str_has_prefix (units[u].words, "per process"))
         {
-          *len = n;
-          return &units[u];
+          g_autofree char *rest = g_strndup (x + n, strcspn (x + n, ";."));
+          static const char *const several[] = { "node", "gpus each", "gpus per", "gpus)",
+                                                 "host", "server", NULL };
+          if (contains_any_ci (rest, several))
+            return NULL;
         }
+      *len = n;
+      return &units[u];
     }
   return NULL;
 }

@@ -3421,6 +3421,12 @@ test_batch_accumulation_stated (void)
     { "torchtitan", "", "", 64, "1", "effective batch size of 2 per worker", 128,
       "global batch 128 from the notes (effective batch 2 per worker x dp 64) = micro_batch 1 "
       "x dp 64 x 2 accumulation steps" },
+    /* ... but a worker put on a node or on several GPUs is no GPU: not read (the seventh
+     * audit: 16 x 64 = 1,024 where 16 x 8 nodes = 128 ran) */
+    { "torchtitan", "", "", 64, "1", "effective batch size 16 per worker node", 64,
+      "grad_accum not stated: the torchtitan stack's default 1" },
+    { "torchtitan", "", "", 64, "1", "effective batch size of 16 per worker (8 GPUs each)", 64,
+      "grad_accum not stated: the torchtitan stack's default 1" },
     { "torchtitan", "", "", 64, "1", "effective batch size 2 per process", 128,
       "global batch 128 from the notes (effective batch 2 per process x dp 64)" },
     { "torchtitan", "", "", 64, "1", "effective batch size 2 per data parallel worker", 128,
