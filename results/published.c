@@ -4620,8 +4620,15 @@ map_sharding (ResPublishedCase *c, const char *text, const char *framework, cons
             nodes = count_before_word (low, "-node shard");
           if (nodes <= 0)
             nodes = count_before_word (low, " node shard");
+          /* (a clause's nodes that are all of the job's are its size, no shard group of
+           * HSDP: "HSDP with FSDP across 8 nodes and replication across 8 ranks" on 64
+           * GPUs read zero3 over all of them) */
           if (nodes <= 0)
-            nodes = shard_nodes_in_clause (low);
+            {
+              nodes = shard_nodes_in_clause (low);
+              if ((gint64) nodes * (gint64) c->cluster->levels[0].count >= c->n_gpus)
+                nodes = 0;
+            }
           if (nodes > 0)
             *group_gpus = nodes * (int) c->cluster->levels[0].count;
         }

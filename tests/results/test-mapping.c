@@ -710,6 +710,9 @@ test_sharding (void)
     { "Hybrid-sharded FSDP on 8 nodes", 8 },
     { "HSDP: FSDP over 8 GPUs/node x 8 nodes, DDP across nodes", 8 },
     { "HSDP; FSDP2 on 8 nodes (64 GPUs), sharding intra-node", 8 },
+    /* ... nor all the job's nodes, which would be no hybrid sharding (the seventh audit:
+     * zero3 over all 64) */
+    { "HSDP with FSDP across 8 nodes and replication across 8 ranks", 8 },
     /* ... and not a count of GPUs: "within 32 GPUs" is shard_gpus_in's, 32 */
     { "HSDP (sharded within 32 GPUs)", 32 },
     /* whole nodes outside a bracket too, before the first number after "hsdp" (these
