@@ -4163,23 +4163,6 @@ fsdp_count_one (const char *t)
   return fsdp_count_one_end (low) >= 0;
 }
 
-/* Whether the word that ends at `a` in `low` names a parallelism axis other than FSDP
- * ("EP 0: n/a for dense", "DDP=0: n/a", "CP 0 = no context parallel"): a 0 after it is
- * that axis's value, and what follows it is not a gloss of FSDP 0 */
-static gboolean
-axis_named_before (const char *low, const char *a)
-{
-  static const char *const axes[] = { "dp", "ddp", "tp", "pp", "cp", "ep", "etp", "sp",
-                                      "vp", "vpp", "hsdp", NULL };
-  const char *b = a;
-  while (b > low && g_ascii_isalnum (b[-1]))
-    b--;
-  for (guint i = 0; axes[i] != NULL; i++)
-    if ((gsize) (a - b) == strlen (axes[i]) && strncmp (b, axes[i], (gsize) (a - b)) == 0)
-      return TRUE;
-  return FALSE;
-}
-
 /* NVIDIA's performance tables print FSDP as a switch, 1 on and 0 off, and a cell that
  * gives FSDP 1 may gloss the value it did not take: "FSDP 1 (the table's nomenclature;
  * FSDP 0 would be plain DDP with the distributed optimizer)", "FSDP 1 (use FSDP; 0 =
@@ -4188,9 +4171,9 @@ axis_named_before (const char *low, const char *a)
  * that closes the bracket it is in) describes the other setting, not the run: `text`
  * with it overwritten by '#' (positions kept; the "FSDP 0" itself is left for
  * blank_negated), where the cell gives FSDP a count of 1 (fsdp_count_one_end) and,
- * after it, a 0 after "fsdp" or before '=' / ':' but not after another axis's name
- * (axis_named_before: "EP 0: n/a for dense" was blanked as FSDP 0's gloss, and the
- * explain line said so). Those words read as the run's ("plain DDP" as none, "the
+ * after it, a 0 after "fsdp", or before '=' / ':' with no word right before it (a 0
+ * after another word is that word's value: "EP 0: n/a for dense" was blanked as FSDP 0's
+ * gloss, and the explain line said so). Those words read as the run's ("plain DDP" as none, "the
  * distributed optimizer" as zero1). Sets *any when something was blanked. g_free the
  * result. */
 static char *
@@ -4214,8 +4197,13 @@ blank_fsdp_zero_gloss (const char *text, gboolean *any)
       const char *n = z + 1;
       while (*n == ' ')
         n++;
-      if (!(a - low >= 4 && strncmp (a - 4, "fsdp", 4) == 0)
-          && ((*n != '=' && *n != ':') || axis_named_before (low, a)))
+      const gboolean after_fsdp = a - low >= 4 && strncmp (a - 4, "fsdp", 4) == 0;
+      if (!after_fsdp && *n != '=' && *n != ':')
+        continue;
+      /* a 0 right after another word is that word's value ("cpu_offloading_num_layers=0:
+       * no offload", "ZeRO 0: n/a", "offload 0: none"), not FSDP 0: the words after it are
+       * that key's (they were blanked, and the offload they said off read on) */
+      if (!after_fsdp && a > low && (g_ascii_isalnum (a[-1]) || a[-1] == '_'))
         continue;
       const char *e = z + 1;
       for (int depth = 0; *e != '\0'; e++)

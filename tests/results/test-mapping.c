@@ -499,8 +499,12 @@ test_sharding (void)
     /* the gloss of FSDP 0 is not the run's, the words of FSDP 1's own bracket are: none */
     { "DP 64, FSDP 1 (pure data parallel; FSDP 0 would be the same)", "Paxml", 1,
       PLAN_SHARD_NONE },
-    /* a 0 before ':' or '=' after another axis's name is that axis's value, not FSDP 0:
-     * FSDP, zero3 (test_sharding_explain: the line says nothing of FSDP 0) */
+    /* a 0 before ':' or '=' after another word (an axis's name, a key) is that word's
+     * value, not FSDP 0: FSDP, zero3 (test_sharding_explain: the line says nothing of
+     * FSDP 0); an offload said off after a key's 0 was blanked as FSDP 0's gloss, and the
+     * cell's "offloading" then read on (the seventh audit: skipped as offloading) */
+    { "FSDP 1 (Megatron-FSDP, cpu_offloading_num_layers=0: no offload)",
+      "NeMo Megatron-Bridge 25.11 (Megatron-Core)", 1, PLAN_SHARD_ZERO3 },
     { "FSDP 1 (Megatron-FSDP; EP 0: n/a for dense)", "NeMo Megatron-Bridge 25.11 (Megatron-Core)",
       1, PLAN_SHARD_ZERO3 },
     { "FSDP=1, DDP=0: n/a, sharding optim_grads_params",
@@ -2000,6 +2004,9 @@ test_sharding_explain (void)
     { "FSDP 1 (Megatron-FSDP; EP 0: n/a for dense)", "-> zero3\n" },
     { "FSDP=1, DDP=0: n/a, sharding optim_grads_params", "-> zero3\n" },
     { "FSDP 1 (Megatron-FSDP), CP 0 = no context parallel", "-> zero3\n" },
+    /* ... and after any other word (the seventh audit) */
+    { "FSDP 1 (Megatron-FSDP; ZeRO 0: n/a)", "-> zero3\n" },
+    { "FSDP 1; offload 0: none", "-> zero3\n" },
   };
   for (guint i = 0; i < G_N_ELEMENTS (rows); i++)
     {
