@@ -7237,8 +7237,12 @@ names_compile (const char *text, gboolean framework_cell)
   if (text == NULL || *text == '\0')
     return FALSE;
   g_autofree char *low = g_ascii_strdown (text, -1);
+  /* torchtitan's own keys: [training] compile = true (2024-25), and its [compile] table's
+   * enable = true of later configs ("compile.enable = true": read eager) */
   static const char *const words[] = { "torch.compile", "--compile", "training.compile",
-                                       "compile=true", "compile: true", "compiled" };
+                                       "compile=true", "compile: true", "compiled",
+                                       "compile.enable=true", "compile.enable = true",
+                                       "[compile] enable = true", "[compile] enable=true" };
   for (guint i = 0; i < G_N_ELEMENTS (words); i++)
     {
       if (!framework_cell && g_str_equal (words[i], "compiled"))
@@ -7259,9 +7263,18 @@ names_compile (const char *text, gboolean framework_cell)
             const char *a = p + n;
             while (*a == ' ')
               a++;
-            if (g_str_has_prefix (a, "not stated"))
+            /* (and its other words: "not specified", "not reported", "unknown": each read
+             * compiled) */
+            static const char *const unstated[] = { "not stated", "not specified",
+                                                    "not reported", "unspecified", "unknown",
+                                                    "not given" };
+            gsize un = 0;
+            for (guint k = 0; k < G_N_ELEMENTS (unstated) && un == 0; k++)
+              if (g_str_has_prefix (a, unstated[k]))
+                un = strlen (unstated[k]);
+            if (un > 0)
               {
-                a += strlen ("not stated");
+                a += un;
                 while (*a == ' ')
                   a++;
                 const char *close = *a == '(' ? strchr (a, ')') : NULL;
@@ -7351,7 +7364,10 @@ names_compile_off (const char *text, gboolean framework_cell)
   if (text == NULL || *text == '\0')
     return FALSE;
   g_autofree char *low = g_ascii_strdown (text, -1);
-  static const char *const plain[] = { "uncompiled", "eager mode" };
+  /* (and torchtitan's [compile] table said off: "compile.enable = false") */
+  static const char *const plain[] = { "uncompiled", "eager mode", "compile.enable=false",
+                                       "compile.enable = false", "[compile] enable = false",
+                                       "[compile] enable=false" };
   for (guint i = 0; i < G_N_ELEMENTS (plain); i++)
     for (const char *p = strstr (low, plain[i]); p != NULL; p = strstr (p + 1, plain[i]))
       if (!sentence_about_other_row (low, p))

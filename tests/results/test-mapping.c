@@ -3628,9 +3628,20 @@ test_pytorch_fsdp_compile (void)
                                        "PyTorch FSDP, compile = true in the 70B toml; this "
                                        "8B run was eager",
                                        "PyTorch FSDP, torch.compile not stated; the 70B run "
-                                       "used compile = true" };
+                                       "used compile = true",
+                                       /* its other words for not stated, and
+                                        * torchtitan's [compile] table said off (the
+                                        * seventh audit: read compiled) */
+                                       "PyTorch FSDP, torch.compile not specified",
+                                       "PyTorch FSDP, torch.compile unknown",
+                                       "PyTorch FSDP, compile.enable = false" };
   /* a bracket about something else leaves it compiled (the third audit) */
   c = row ("H100-SXM-80GB", 64, 1, "FSDP (full shard)", "PyTorch FSDP + torch.compile (no AC)",
+           "bf16");
+  g_assert_true (c->plan.compile);
+  res_published_case_free (c);
+  /* torchtitan's [compile] table said on (read eager) */
+  c = row ("H100-SXM-80GB", 64, 1, "FSDP (full shard)", "PyTorch FSDP, [compile] enable = true",
            "bf16");
   g_assert_true (c->plan.compile);
   res_published_case_free (c);
