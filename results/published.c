@@ -3115,17 +3115,29 @@ shard_nodes_in_clause (const char *low)
              * the group's word ("2 nodes per shard group", "2-node groups"); not the
              * job's ("FSDP2 on 8 nodes") */
             char prev[16];
-            const gboolean group_word = word_before (clause, q, prev) != NULL
-                                        && (g_str_equal (prev, "of") || g_str_equal (prev, "across")
-                                            || g_str_equal (prev, "over")
-                                            || g_str_equal (prev, "within")
-                                            || g_str_equal (prev, "inside")
-                                            || g_str_equal (prev, "spanning"));
+            static const char *const preps[] = { "of", "across", "over", "within", "inside",
+                                                 "spanning", "spans", "span" };
+            gboolean group_word = FALSE;
+            if (word_before (clause, q, prev) != NULL)
+              for (guint k = 0; k < G_N_ELEMENTS (preps) && !group_word; k++)
+                group_word = g_str_equal (prev, preps[k]);
+            /* ... or a label's value ("shard group = 2 nodes", "shard degree: 2 nodes") */
+            {
+              const char *b = q;
+              while (b > clause && b[-1] == ' ')
+                b--;
+              group_word = group_word || (b > clause && (b[-1] == '=' || b[-1] == ':'));
+            }
             const char *u = w;
             while (g_ascii_isalpha (*u))
               u++;
             while (*u == ' ')
               u++;
+            /* ... or the group's word after the nodes, past one word of the scheme ("2-node
+             * FSDP groups") */
+            if (g_str_has_prefix (u, "fsdp ") || g_str_has_prefix (u, "hsdp ")
+                || g_str_has_prefix (u, "sharding "))
+              u = strchr (u, ' ') + 1;
             const gboolean group_after = g_str_has_prefix (u, "per shard")
                                          || g_str_has_prefix (u, "group")
                                          || g_str_has_prefix (u, "shard");
@@ -3432,7 +3444,18 @@ int_expression (const char *q)
  * "data_parallel_replicate_degree=2", "replicas 4"), at any occurrence of key; 0 when
  * none. */
 static int
+count_after_word_nodes (const char *t, const char *key, gboolean nodes);
+
+static int
 count_after_word (const char *t, const char *key)
+{
+  return count_after_word_nodes (t, key, TRUE);
+}
+
+/* count_after_word, where `nodes` FALSE passes over a count of nodes ("shard group = 2
+ * nodes" is no group of 2 GPUs: a shard group of whole nodes, read apart) */
+static int
+count_after_word_nodes (const char *t, const char *key, gboolean nodes)
 {
   static const char *const words[] = { "group", "size", "degree", "s" };
   for (const char *p = strstr (t, key); p != NULL; p = strstr (p + 1, key))
@@ -3452,7 +3475,20 @@ count_after_word (const char *t, const char *key)
               }
         }
       if (g_ascii_isdigit (*q))
-        return int_expression (q);
+        {
+          if (!nodes)
+            {
+              const char *u = q;
+              while (g_ascii_isdigit (*u))
+                u++;
+              while (*u == ' ' || *u == '-')
+                u++;
+              if (g_str_has_prefix (u, "node") || g_str_has_prefix (u, "server")
+                  || g_str_has_prefix (u, "host"))
+                continue;
+            }
+          return int_expression (q);
+        }
     }
   return 0;
 }
@@ -3521,7 +3557,7 @@ static int
 hsdp_named_count_in (const char *t)
 {
   g_autofree char *low = g_ascii_strdown (t, -1);
-  int n = count_after_word (low, "shard");
+  int n = count_after_word_nodes (low, "shard", FALSE);
   if (n > 0)
     return n;
   n = replica_count_after (low, "replicate");

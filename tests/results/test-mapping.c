@@ -717,6 +717,11 @@ test_sharding (void)
     /* ... nor all the job's nodes, which would be no hybrid sharding (the seventh audit:
      * zero3 over all 64) */
     { "HSDP with FSDP across 8 nodes and replication across 8 ranks", 8 },
+    /* a group of whole nodes as a label's value, spanned, or before the scheme's groups
+     * (the seventh audit: 2 GPUs, then out of memory, or one server's 8) */
+    { "HSDP, shard group = 2 nodes", 16 },
+    { "HSDP: each shard group spans 2 nodes", 16 },
+    { "HSDP: 2-node FSDP groups", 16 },
     /* ... and not a count of GPUs: "within 32 GPUs" is shard_gpus_in's, 32 */
     { "HSDP (sharded within 32 GPUs)", 32 },
     /* whole nodes outside a bracket too, before the first number after "hsdp" (these
