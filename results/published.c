@@ -2016,14 +2016,18 @@ res_pub_network_gbps_per_gpu (const char *network, guint64 node, double preset_g
           /* (not where the clause says the figure is the node's: "aggregate", "total",
            * "shared by the 8 GPUs", "one per node") */
           static const char *const node_words[] = { "per node", "a node", "each node",
-                                                    "per server", "per host", NULL };
-          static const char *const cell_words[] = { "aggregate", "total", "shared",
-                                                    "one per node", "one nic per node",
+                                                    "per server", "per host", "aggregate",
+                                                    "total", "shared", NULL };
+          static const char *const cell_words[] = { "one per node", "one nic per node",
                                                     "one per server", "one per host",
-                                                    "single nic", NULL };
+                                                    "single nic per node", NULL };
+          /* (in the figure's clause or the one after it: "400 Gbps inter-node, shared by
+           * the 8 GPUs of a node") */
+          const gboolean node_said = contains_any_ci (low, node_words)
+                                     || (k + 1 < clauses->len
+                                         && contains_any_ci (clauses->pdata[k + 1], node_words));
           scope = preset_gbps > 0 && node > 1 && fabs (v / preset_gbps - 1.0) < 0.01
-                  && !contains_any_ci (low, node_words)
-                  && !contains_any_ci (cell_low, cell_words) ? 4 : 2;
+                  && !node_said && !contains_any_ci (cell_low, cell_words) ? 4 : 2;
         }
       if (scope == 3 || scope == 4)
         out = one_nic;
@@ -4117,6 +4121,24 @@ names_gemini (const char *t)
   return FALSE;
 }
 
+/* Whether Gemini is named before any ZeRO stage or LowLevelZero in `t`: the one named
+ * first is the run's, the other its comparison ("ZeRO-2 (Gemini OOMs at this size)" is
+ * ZeRO-2, "Gemini (vs ZeRO-2: 1.3x)" Gemini; each read the other before) */
+static gboolean
+gemini_before_zero (const char *t)
+{
+  g_autofree char *low = g_ascii_strdown (t, -1);
+  const char *g = strstr (low, "gemini");
+  static const char *const zero[] = { "zero", "lowlevelzero", "low level zero" };
+  for (guint i = 0; i < G_N_ELEMENTS (zero); i++)
+    {
+      const char *z = strstr (low, zero[i]);
+      if (z != NULL && (g == NULL || z < g))
+        return FALSE;
+    }
+  return g != NULL;
+}
+
 /* Gemini's placement of its chunks off the GPU: the gemini_auto plugin, or a placement
  * policy "auto" or "cpu" (placement_policy="auto", "auto placement", "CPU placement");
  * "auto" or "cpu" elsewhere ("chunk size auto-searched", "HybridAdam (CPU/GPU Adam
@@ -4681,8 +4703,7 @@ map_sharding (ResPublishedCase *c, const char *text, const char *framework, cons
                  "NVMe memory is not modelled", shown);
   else if (contains_ci (t, "ZeRO++") || contains_ci (t, "zeropp"))
     *out = PLAN_SHARD_ZERO3;   /* qwZ / hpZ / qgZ not modelled: ZeRO-3's traffic */
-  else if (names_gemini (t) && zero_stage_in (t) < 0 && stage_n_in (t) < 0
-           && !contains_ci (t, "lowlevelzero") && !contains_ci (t, "low level zero"))
+  else if (names_gemini (t) && gemini_before_zero (t))
     {
       /* (a ZeRO stage or Colossal-AI's LowLevelZeroPlugin named beside Gemini is the run's
        * and Gemini another's: "ZeRO-2 (LowLevelZeroPlugin); Gemini was slower") */
@@ -6705,12 +6726,38 @@ expression_result (const char *end, gint64 *n, char **after)
     else if (!(g_ascii_isdigit (*d) || *d == '('))
       return 0;
   }
-  /* the quotient's result after an '=' in the same clause ("16 / 8 GPUs = 2"); with none
-   * the number stands ("4/2 (7B/13B)", two models' sizes) */
-  for (; *a != '\0' && *a != '=' && *a != ',' && *a != ';'; a++)
-    ;
-  if (*a != '=')
-    return 0;   /* (a name's quotient came here only with its '=') */
+  /* the quotient's result after an '=' that ends it: only numbers, operators, brackets
+   * and at most one word of a unit or a degree between ("16 / 8 GPUs = 2", "4096 / (256 x
+   * 16) = 1"); with other words the '=' is another clause's and the number stands
+   * ("4/2 (7B/13B)", two models' sizes; "4/2 for 8B/70B (GBS = 192 ...)", "4/8 (TP=2)") */
+  {
+    static const char *const unit_words[] = { "gpu", "gpus", "rank", "ranks", "node", "nodes",
+                                              "device", "devices", "replica", "replicas",
+                                              "dp", "tp", "pp", "cp", "ep", "world_size" };
+    int words = 0, depth = 0;
+    a++;                               /* past the '/' (or the sign's first byte) */
+    for (; *a != '\0' && *a != '='; a++)
+      {
+        depth += *a == '(' ? 1 : *a == ')' ? -1 : 0;
+        if (g_ascii_isdigit (*a) || strchr (" ()/*xX+-.", *a) != NULL || (guchar) *a >= 0x80)
+          continue;
+        /* a word in a bracket is a note, not a term ("4/8 (TP=2)") */
+        if (!g_ascii_isalpha (*a) || depth > 0)
+          return 0;
+        const char *e = a;
+        while (g_ascii_isalnum (*e) || *e == '_')
+          e++;
+        gboolean unit = FALSE;
+        for (guint i = 0; i < G_N_ELEMENTS (unit_words) && !unit; i++)
+          unit = (gsize) (e - a) == strlen (unit_words[i])
+                 && g_ascii_strncasecmp (a, unit_words[i], (gsize) (e - a)) == 0;
+        if (!unit || ++words > 1)
+          return 0;
+        a = e - 1;
+      }
+    if (*a != '=')
+      return 0;   /* (a name's quotient came here only with its '=') */
+  }
   for (a++; *a == ' '; a++)
     ;
   if (!g_ascii_isdigit (*a))
@@ -7276,57 +7323,72 @@ names_compile (const char *text, gboolean framework_cell)
   /* torchtitan's own keys: [training] compile = true (2024-25), and its [compile] table's
    * enable = true of later configs ("compile.enable = true": read eager) */
   static const char *const words[] = { "torch.compile", "--compile", "training.compile",
-                                       "compile=true", "compile: true", "compiled",
-                                       "compile.enable=true", "compile.enable = true",
+                                       "compile=true", "compile: true", "compile = true",
+                                       "compiled", "compile.enable=true",
+                                       "compile.enable = true", "compile.enable: true",
                                        "[compile] enable = true", "[compile] enable=true" };
-  for (guint i = 0; i < G_N_ELEMENTS (words); i++)
+  /* two passes: the first reads the mentions said not stated (a cell that says the run's
+   * setting is unknown names none, whatever setting of another run it quotes: "torch.
+   * compile not stated; the 70B run used compile = true"), the second the others */
+  gboolean unstated_said = FALSE;
+  for (int pass = 0; pass < 2; pass++)
     {
-      if (!framework_cell && g_str_equal (words[i], "compiled"))
-        continue;
-      const gsize n = strlen (words[i]);
-      for (const char *p = strstr (low, words[i]); p != NULL; p = strstr (p + n, words[i]))
+      if (pass == 1 && unstated_said)
+        return FALSE;
+      for (guint i = 0; i < G_N_ELEMENTS (words); i++)
         {
-          /* "compiled" inside "torch.compile(d)" or "uncompiled" is no word of its own */
-          if (g_str_equal (words[i], "compiled") && p > low && (g_ascii_isalnum (p[-1]) || p[-1] == '.'))
+          if (!framework_cell && g_str_equal (words[i], "compiled"))
             continue;
-          if (g_str_equal (words[i], "--compile") && g_ascii_isalnum (p[n]))
-            continue;
-          /* a mention said not stated names nothing; the bracket right after it may give
-           * the value ("torch.compile not stated (toml default compile = false)" read as
-           * compiled; "... (the benchmark toml sets compile = true)" is, by its own
-           * words; "compile = true" elsewhere may be another run's) */
-          {
-            const char *a = p + n;
-            while (*a == ' ')
-              a++;
-            /* (and its other words: "not specified", "not reported", "unknown": each read
-             * compiled) */
-            static const char *const unstated[] = { "not stated", "not specified",
-                                                    "not reported", "unspecified", "unknown",
-                                                    "not given" };
-            gsize un = 0;
-            for (guint k = 0; k < G_N_ELEMENTS (unstated) && un == 0; k++)
-              if (g_str_has_prefix (a, unstated[k]))
-                un = strlen (unstated[k]);
-            if (un > 0)
-              {
-                a += un;
-                while (*a == ' ')
-                  a++;
-                const char *close = *a == '(' ? strchr (a, ')') : NULL;
-                if (close != NULL)
-                  {
-                    g_autofree char *br = g_strndup (a, (gsize) (close - a));
-                    static const char *const on[] = { "compile = true", "compile=true",
-                                                      "compile: true", NULL };
-                    if (contains_any_ci (br, on))
-                      return TRUE;
-                  }
+          const gsize n = strlen (words[i]);
+          for (const char *p = strstr (low, words[i]); p != NULL; p = strstr (p + n, words[i]))
+            {
+              /* "compiled" inside "torch.compile(d)" or "uncompiled" is no word of its own */
+              if (g_str_equal (words[i], "compiled") && p > low && (g_ascii_isalnum (p[-1]) || p[-1] == '.'))
                 continue;
+              if (g_str_equal (words[i], "--compile") && g_ascii_isalnum (p[n]))
+                continue;
+              /* a toml's setting said of another row or run ("compile = true in the 70B
+               * toml; this 8B run was eager") is not this run's */
+              if (g_str_has_prefix (words[i], "compile") && sentence_about_other_row (low, p))
+                continue;
+              /* a mention said not stated names nothing; the bracket right after it may give
+               * the value ("torch.compile not stated (toml default compile = false)" read as
+               * compiled; "... (the benchmark toml sets compile = true)" is, by its own
+               * words; "compile = true" elsewhere may be another run's) */
+              {
+                const char *a = p + n;
+                while (*a == ' ' || *a == ':' || *a == '(')
+                  a++;
+                /* (and its other words: "not specified", "not reported", "unknown", after a
+                 * colon or in a bracket too: each read compiled) */
+                static const char *const unstated[] = { "not stated", "not specified",
+                                                        "not reported", "unspecified", "unknown",
+                                                        "not given" };
+                gsize un = 0;
+                for (guint k = 0; k < G_N_ELEMENTS (unstated) && un == 0; k++)
+                  if (g_str_has_prefix (a, unstated[k]))
+                    un = strlen (unstated[k]);
+                if (un > 0)
+                  {
+                    a += un;
+                    while (*a == ' ')
+                      a++;
+                    const char *close = *a == '(' ? strchr (a, ')') : NULL;
+                    if (close != NULL)
+                      {
+                        g_autofree char *br = g_strndup (a, (gsize) (close - a));
+                        static const char *const on[] = { "compile = true", "compile=true",
+                                                          "compile: true", NULL };
+                        if (contains_any_ci (br, on))
+                          return TRUE;
+                      }
+                    unstated_said = TRUE;
+                    continue;
+                  }
               }
-          }
-          if (!negated_before (low, p) && !negated_after (p + n))
-            return TRUE;
+              if (pass == 1 && !negated_before (low, p) && !negated_after (p + n))
+                return TRUE;
+            }
         }
     }
   return FALSE;
@@ -7394,6 +7456,17 @@ names_async_tp (const char *text)
  * sentence about a baseline or another row (sentence_about_other_row: "no torch.compile
  * on the FSDP-only baseline row", "eager mode baseline is row 5") says nothing of this
  * run: those kept an async-TP row from its implied compile, and it was refused. */
+/* Whether a cell says in so many words that the run itself ran eager ("this 8B run was
+ * eager", "the run ran eager"): it wins over a compile setting the cell quotes ("compile
+ * = true in the 70B toml; this 8B run was eager" read compiled) */
+static gboolean
+says_run_eager (const char *text)
+{
+  static const char *const words[] = { "run was eager", "ran eager", "ran in eager",
+                                       "was run eager", "run eagerly", "ran eagerly", NULL };
+  return text != NULL && contains_any_ci (text, words);
+}
+
 static gboolean
 names_compile_off (const char *text, gboolean framework_cell)
 {
@@ -8179,7 +8252,8 @@ map_plan (ResPublishedCase *c, const ResCsv *csv, guint row, gint64 global_batch
   {
     const char *fw = framework_cell (c, csv, row), *notes = get (csv, row, "notes");
     if (c->stack->compile != FW_OPT_NO
-        && (names_compile (fw, TRUE) || names_compile (notes, FALSE)))
+        && (names_compile (fw, TRUE) || names_compile (notes, FALSE))
+        && !says_run_eager (fw) && !says_run_eager (notes))
       p->compile = TRUE;
     /* FSDP's float8 all-gather where the row says so (fsdp_all_gather_said), the
      * precision cell first (torchao's benchmark rows name it there: "tensorwise with
@@ -9202,9 +9276,27 @@ batch_unit_at (const char *x, gsize *len)
           || g_str_has_prefix (units[u].words, "per process"))
         {
           g_autofree char *rest = g_strndup (x + n, strcspn (x + n, ";."));
-          static const char *const several[] = { "node", "gpus each", "gpus per", "gpus)",
-                                                 "host", "server", NULL };
-          if (contains_any_ci (rest, several))
+          static const char *const several[] = { "gpus each", "gpus per worker",
+                                                 "gpus per process", "worker per node",
+                                                 "workers per node", "process per node",
+                                                 "each worker has", NULL };
+          const char *r = rest;
+          while (*r == ' ')
+            r++;
+          /* "(8 GPUs each)", "(8 GPUs)": several GPUs; "(64 processes)" is a count */
+          gboolean gpus = FALSE;
+          if (r[0] == '(' && g_ascii_isdigit (r[1]))
+            {
+              const char *g = r + 1;
+              while (g_ascii_isdigit (*g))
+                g++;
+              while (*g == ' ' || *g == 'x')
+                g++;
+              gpus = g_ascii_strncasecmp (g, "gpu", 3) == 0 || g_ascii_strncasecmp (g, "a100", 4) == 0
+                     || g_ascii_strncasecmp (g, "h100", 4) == 0;
+            }
+          if (contains_any_ci (rest, several) || g_str_has_prefix (r, "node")
+              || g_str_has_prefix (r, "host") || g_str_has_prefix (r, "server") || gpus)
             return NULL;
         }
       *len = n;
@@ -9390,7 +9482,9 @@ accumulation_stated (const char *text, gboolean notes, gint64 *ga, gint64 *gb,
               de++;
             /* ... a proper fraction of something or of a small denominator: "1/4 of",
              * "3/4"; not two models' batches ("GBS 128/256 (8B/70B)") */
-            if (v < den && (den <= 16 || g_str_has_prefix (de, "of ")))
+            if (v < den && (den <= 16 || g_str_has_prefix (de, "of the ")
+                            || g_str_has_prefix (de, "of its ")
+                            || g_str_has_prefix (de, "of our ")))
               continue;
           }
         /* the first factor of a product ("global batch = 2 x 8 GPUs", "4 x 8 = 32") is no

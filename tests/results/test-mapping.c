@@ -590,6 +590,8 @@ test_sharding (void)
     { "ZeRO-2 (Gemini OOMs at this size)", "Colossal-AI", 1, PLAN_SHARD_ZERO2 },
     { "ZeRO-1 (LowLevelZero stage 1; Gemini in the 70B row)", "Colossal-AI", 1,
       PLAN_SHARD_ZERO1 },
+    /* ... while Gemini named first is the run's (the eighth audit: zero2) */
+    { "Gemini (vs ZeRO-2: 1.3x)", "Colossal-AI", 1, PLAN_SHARD_ZERO3 },
     /* NeMo 2's optimizer name in a logged config (not recognised) */
     { "optim: mcore_distributed_optim, overlap_grad_sync: true", "NeMo", 1, PLAN_SHARD_ZERO1 },
     /* ... said off, as the distributed optimizer's other names are (read zero1) */
@@ -1604,6 +1606,10 @@ test_network_bandwidth (void)
     { "aggregate inter-node bandwidth 400 Gb/s", 400, 50 },
     { "400 Gbps inter-node, shared by the 8 GPUs of a node", 400, 50 },
     { "400 Gbps inter-node Ethernet, one per node", 400, 50 },
+    /* ... but a GPU's NIC said elsewhere keeps the link's rate (the eighth audit: the
+     * words were read anywhere in the cell) */
+    { "200 Gb/s InfiniBand between nodes; single NIC per GPU", 200, 200 },
+    { "NVLink 600 GB/s aggregate; 200 Gb/s HDR InfiniBand inter-node", 200, 200 },
   };
   for (guint i = 0; i < G_N_ELEMENTS (linked); i++)
     {
@@ -3428,6 +3434,8 @@ test_batch_accumulation_stated (void)
      * seventh audit: read as a fraction, and as a batch per a unit not known) */
     { "torchtitan", "", "", 64, "1", "GBS 128/256 (8B/70B)", 128,
       "global batch 128 from the notes" },
+    { "torchtitan", "", "", 64, "1", "global batch 128/256 of 4096-token sequences", 128,
+      "global batch 128 from the notes" },
     { "torchtitan", "", "", 64, "1", "global batch 128 per DP group", 128,
       "global batch 128 from the notes" },
     /* a worker or process is one torch.distributed rank on one GPU, a data-parallel
@@ -3442,6 +3450,11 @@ test_batch_accumulation_stated (void)
       "grad_accum not stated: the torchtitan stack's default 1" },
     { "torchtitan", "", "", 64, "1", "effective batch size of 16 per worker (8 GPUs each)", 64,
       "grad_accum not stated: the torchtitan stack's default 1" },
+    /* ... while a worker a GPU, said with nodes around it, is a GPU (the eighth audit:
+     * not read) */
+    { "torchtitan", "", "", 64, "1", "effective batch size 2 per worker (torchrun launches one "
+      "worker per GPU, 8 GPUs per node)", 128,
+      "global batch 128 from the notes (effective batch 2 per worker x dp 64)" },
     { "torchtitan", "", "", 64, "1", "effective batch size 2 per process", 128,
       "global batch 128 from the notes (effective batch 2 per process x dp 64)" },
     { "torchtitan", "", "", 64, "1", "effective batch size 2 per data parallel worker", 128,
@@ -3639,9 +3652,16 @@ test_pytorch_fsdp_compile (void)
                                         * seventh audit: read compiled) */
                                        "PyTorch FSDP, torch.compile not specified",
                                        "PyTorch FSDP, torch.compile unknown",
-                                       "PyTorch FSDP, compile.enable = false" };
+                                       "PyTorch FSDP, compile.enable = false",
+                                       /* unknown after a colon (the eighth audit) */
+                                       "PyTorch FSDP, torch.compile: unknown" };
   /* a bracket about something else leaves it compiled (the third audit) */
   c = row ("H100-SXM-80GB", 64, 1, "FSDP (full shard)", "PyTorch FSDP + torch.compile (no AC)",
+           "bf16");
+  g_assert_true (c->plan.compile);
+  res_published_case_free (c);
+  /* torchtitan's [training] key with spaces, as its tomls write it (read eager) */
+  c = row ("H100-SXM-80GB", 64, 1, "FSDP (full shard)", "PyTorch FSDP, [training] compile = true",
            "bf16");
   g_assert_true (c->plan.compile);
   res_published_case_free (c);
@@ -4843,6 +4863,9 @@ test_micro_batch_labels (void)
     { "Megatron-LM", 4, "", "micro-batch size 4/2 (7B/13B)", 4 },
     { "Megatron-LM", 4, "", "micro batch size 32 / 16 GPUs = 2", 2 },
     { "Megatron-LM", 4, "", "mbs = 512 / dp = 32", 32 },
+    /* ... and an '=' of another clause is no result (the eighth audit: read 1, or 2) */
+    { "Megatron-LM", 4, "", "micro batch size 4/2 for 8B/70B (GBS = 512 for both)", 4 },
+    { "Megatron-LM", 4, "", "micro-batch size 4/8 (TP=2)", 4 },
     /* a cell that defers to the notes or the stack reads as an empty one (they were
      * refused, and read as 1 before) */
     { "Megatron-LM", 4, "see notes", "MBS 2, GBS 512", 2 },
