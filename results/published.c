@@ -2015,19 +2015,26 @@ res_pub_network_gbps_per_gpu (const char *network, guint64 node, double preset_g
         {
           /* (not where the clause says the figure is the node's: "aggregate", "total",
            * "shared by the 8 GPUs", "one per node") */
+          /* a node's in the figure's own clause ("per node", "a node"), or said shared or
+           * single in any later clause ("400 Gbps inter-node, HDR, shared by the 8 GPUs",
+           * "...; single NIC"), not "8 GPUs per node" or "NVLink within a node" beside it */
           static const char *const node_words[] = { "per node", "a node", "each node",
                                                     "per server", "per host", "aggregate",
-                                                    "total", "shared", NULL };
-          static const char *const cell_words[] = { "one per node", "one nic per node",
-                                                    "one per server", "one per host",
-                                                    "single nic per node", NULL };
-          /* (in the figure's clause or the one after it: "400 Gbps inter-node, shared by
-           * the 8 GPUs of a node") */
-          const gboolean node_said = contains_any_ci (low, node_words)
-                                     || (k + 1 < clauses->len
-                                         && contains_any_ci (clauses->pdata[k + 1], node_words));
+                                                    "total", "shared", "single nic",
+                                                    "one nic", NULL };
+          static const char *const later_words[] = { "aggregate", "total", "shared",
+                                                     "one per node", "one nic per node",
+                                                     "one per server", "one per host", NULL };
+          gboolean node_said = contains_any_ci (low, node_words);
+          for (guint k2 = k + 1; k2 < clauses->len && !node_said; k2++)
+            {
+              g_autofree char *l2 = g_ascii_strdown (clauses->pdata[k2], -1);
+              node_said = contains_any_ci (l2, later_words)
+                          || (strstr (l2, "single nic") != NULL && strstr (l2, "per gpu") == NULL
+                              && strstr (l2, "per device") == NULL);
+            }
           scope = preset_gbps > 0 && node > 1 && fabs (v / preset_gbps - 1.0) < 0.01
-                  && !node_said && !contains_any_ci (cell_low, cell_words) ? 4 : 2;
+                  && !node_said ? 4 : 2;
         }
       if (scope == 3 || scope == 4)
         out = one_nic;
@@ -4121,22 +4128,15 @@ names_gemini (const char *t)
   return FALSE;
 }
 
-/* Whether Gemini is named before any ZeRO stage or LowLevelZero in `t`: the one named
- * first is the run's, the other its comparison ("ZeRO-2 (Gemini OOMs at this size)" is
- * ZeRO-2, "Gemini (vs ZeRO-2: 1.3x)" Gemini; each read the other before) */
+/* Whether `t` names a ZeRO stage or LowLevelZero beside Gemini: then which of the two ran
+ * is not told by their order ("ZeRO-2 (Gemini OOMs at this size)", "Gemini OOMs at this
+ * size; ZeRO-2 used", "Gemini (vs ZeRO-2: 1.3x)"), and the ZeRO stage is read, as it was
+ * before Gemini was known */
 static gboolean
-gemini_before_zero (const char *t)
+names_zero_beside_gemini (const char *t)
 {
-  g_autofree char *low = g_ascii_strdown (t, -1);
-  const char *g = strstr (low, "gemini");
-  static const char *const zero[] = { "zero", "lowlevelzero", "low level zero" };
-  for (guint i = 0; i < G_N_ELEMENTS (zero); i++)
-    {
-      const char *z = strstr (low, zero[i]);
-      if (z != NULL && (g == NULL || z < g))
-        return FALSE;
-    }
-  return g != NULL;
+  static const char *const zero[] = { "zero", "lowlevelzero", "low level zero", NULL };
+  return contains_any_ci (t, zero);
 }
 
 /* Gemini's placement of its chunks off the GPU: the gemini_auto plugin, or a placement
@@ -4703,7 +4703,7 @@ map_sharding (ResPublishedCase *c, const char *text, const char *framework, cons
                  "NVMe memory is not modelled", shown);
   else if (contains_ci (t, "ZeRO++") || contains_ci (t, "zeropp"))
     *out = PLAN_SHARD_ZERO3;   /* qwZ / hpZ / qgZ not modelled: ZeRO-3's traffic */
-  else if (names_gemini (t) && gemini_before_zero (t))
+  else if (names_gemini (t) && !names_zero_beside_gemini (t))
     {
       /* (a ZeRO stage or Colossal-AI's LowLevelZeroPlugin named beside Gemini is the run's
        * and Gemini another's: "ZeRO-2 (LowLevelZeroPlugin); Gemini was slower") */
@@ -6733,7 +6733,8 @@ expression_result (const char *end, gint64 *n, char **after)
   {
     static const char *const unit_words[] = { "gpu", "gpus", "rank", "ranks", "node", "nodes",
                                               "device", "devices", "replica", "replicas",
-                                              "dp", "tp", "pp", "cp", "ep", "world_size" };
+                                              "dp", "tp", "pp", "cp", "ep", "world_size",
+                                              "data", "parallel", "data-parallel" };
     int words = 0, depth = 0;
     a++;                               /* past the '/' (or the sign's first byte) */
     for (; *a != '\0' && *a != '='; a++)
@@ -6751,12 +6752,15 @@ expression_result (const char *end, gint64 *n, char **after)
         for (guint i = 0; i < G_N_ELEMENTS (unit_words) && !unit; i++)
           unit = (gsize) (e - a) == strlen (unit_words[i])
                  && g_ascii_strncasecmp (a, unit_words[i], (gsize) (e - a)) == 0;
-        if (!unit || ++words > 1)
+        if (!unit || ++words > 2)
           return 0;
         a = e - 1;
       }
     if (*a != '=')
       return 0;   /* (a name's quotient came here only with its '=') */
+    /* a label's '=' right after its word is another setting ("MBS 4 / 8 TP=2": read 2) */
+    if (g_ascii_isalpha (a[-1]) && words > 0)
+      return 0;
   }
   for (a++; *a == ' '; a++)
     ;
@@ -7349,7 +7353,8 @@ names_compile (const char *text, gboolean framework_cell)
                 continue;
               /* a toml's setting said of another row or run ("compile = true in the 70B
                * toml; this 8B run was eager") is not this run's */
-              if (g_str_has_prefix (words[i], "compile") && sentence_about_other_row (low, p))
+              if ((g_str_has_prefix (words[i], "compile") || words[i][0] == '[')
+                  && !g_str_equal (words[i], "compiled") && sentence_about_other_row (low, p))
                 continue;
               /* a mention said not stated names nothing; the bracket right after it may give
                * the value ("torch.compile not stated (toml default compile = false)" read as
@@ -7368,6 +7373,17 @@ names_compile (const char *text, gboolean framework_cell)
                 for (guint k = 0; k < G_N_ELEMENTS (unstated) && un == 0; k++)
                   if (g_str_has_prefix (a, unstated[k]))
                     un = strlen (unstated[k]);
+                /* ... as a verdict: at the end of its clause or before a reason in
+                 * brackets, not of something else ("(unknown mode)", "unknown for the
+                 * 70B run") */
+                if (un > 0)
+                  {
+                    const char *v = a + un;
+                    while (*v == ' ')
+                      v++;
+                    if (!(*v == '\0' || strchr (",;.)(", *v) != NULL))
+                      un = 0;
+                  }
                 if (un > 0)
                   {
                     a += un;
@@ -7462,9 +7478,21 @@ names_async_tp (const char *text)
 static gboolean
 says_run_eager (const char *text)
 {
+  if (text == NULL)
+    return FALSE;
+  /* of this run: "this" earlier in the words' clause ("the FSDP-only baseline ran eager",
+   * "the 70B run was eager" are another run's) */
   static const char *const words[] = { "run was eager", "ran eager", "ran in eager",
-                                       "was run eager", "run eagerly", "ran eagerly", NULL };
-  return text != NULL && contains_any_ci (text, words);
+                                       "was run eager", "run eagerly", "ran eagerly" };
+  g_autofree char *low = g_ascii_strdown (text, -1);
+  for (guint i = 0; i < G_N_ELEMENTS (words); i++)
+    for (const char *p = strstr (low, words[i]); p != NULL; p = strstr (p + 1, words[i]))
+      {
+        g_autofree char *clause = clause_at (low, p, ",;(.", ",;).");
+        if (g_str_has_prefix (clause, "this ") || strstr (clause, " this ") != NULL)
+          return TRUE;
+      }
+  return FALSE;
 }
 
 static gboolean
@@ -9234,9 +9262,10 @@ batch_label_opening (const char *low, const char *p)
 
 /* The unit of a batch per unit at `x` ("per GPU", "per data-parallel rank", "/device",
  * "per host"): its table entry, *len the characters it takes, NULL where `x` names none.
- * A batch per data-parallel rank, replica or worker is one replica's; per GPU, device,
- * rank, accelerator, worker or process it is one GPU's (a torch.distributed worker is one
- * process on one GPU); per node, host or server one node's. */
+ * A batch per data-parallel rank, replica or data-parallel worker is one replica's; per
+ * GPU, device, rank or accelerator one GPU's; per node, host or server one node's. A bare
+ * worker or process is none of them (one GPU's process under torchrun, a node's under
+ * other launchers). */
 static const BatchUnit *
 batch_unit_at (const char *x, gsize *len)
 {
@@ -9252,8 +9281,6 @@ batch_unit_at (const char *x, gsize *len)
     { "per dp worker", "per DP worker", BATCH_PER_REPLICA },
     { "per gpu", "per GPU", BATCH_PER_GPU }, { "per device", "per device", BATCH_PER_GPU },
     { "per rank", "per rank", BATCH_PER_GPU },
-    { "per worker", "per worker", BATCH_PER_GPU },
-    { "per process", "per process", BATCH_PER_GPU },
     { "per accelerator", "per accelerator", BATCH_PER_GPU },
     { "/gpu", "per GPU", BATCH_PER_GPU }, { "/ gpu", "per GPU", BATCH_PER_GPU },
     { "/device", "per device", BATCH_PER_GPU }, { "/ device", "per device", BATCH_PER_GPU },
@@ -9269,36 +9296,6 @@ batch_unit_at (const char *x, gsize *len)
         n++;                           /* "per GPUs" */
       if (g_ascii_isalpha (x[n]))
         continue;
-      /* a worker or process the rest of its clause puts on a node or on several GPUs
-       * ("per worker node", "per worker (8 GPUs each)", "per worker (one worker per
-       * node)") is no GPU's: not known (the seventh audit: read as a GPU's, 8x) */
-      if (g_str_has_prefix (units[u].words, "per worker")
-          || g_str_has_prefix (units[u].words, "per process"))
-        {
-          g_autofree char *rest = g_strndup (x + n, strcspn (x + n, ";."));
-          static const char *const several[] = { "gpus each", "gpus per worker",
-                                                 "gpus per process", "worker per node",
-                                                 "workers per node", "process per node",
-                                                 "each worker has", NULL };
-          const char *r = rest;
-          while (*r == ' ')
-            r++;
-          /* "(8 GPUs each)", "(8 GPUs)": several GPUs; "(64 processes)" is a count */
-          gboolean gpus = FALSE;
-          if (r[0] == '(' && g_ascii_isdigit (r[1]))
-            {
-              const char *g = r + 1;
-              while (g_ascii_isdigit (*g))
-                g++;
-              while (*g == ' ' || *g == 'x')
-                g++;
-              gpus = g_ascii_strncasecmp (g, "gpu", 3) == 0 || g_ascii_strncasecmp (g, "a100", 4) == 0
-                     || g_ascii_strncasecmp (g, "h100", 4) == 0;
-            }
-          if (contains_any_ci (rest, several) || g_str_has_prefix (r, "node")
-              || g_str_has_prefix (r, "host") || g_str_has_prefix (r, "server") || gpus)
-            return NULL;
-        }
       *len = n;
       return &units[u];
     }
@@ -9482,9 +9479,7 @@ accumulation_stated (const char *text, gboolean notes, gint64 *ga, gint64 *gb,
               de++;
             /* ... a proper fraction of something or of a small denominator: "1/4 of",
              * "3/4"; not two models' batches ("GBS 128/256 (8B/70B)") */
-            if (v < den && (den <= 16 || g_str_has_prefix (de, "of the ")
-                            || g_str_has_prefix (de, "of its ")
-                            || g_str_has_prefix (de, "of our ")))
+            if (v < den && den <= 16)
               continue;
           }
         /* the first factor of a product ("global batch = 2 x 8 GPUs", "4 x 8 = 32") is no
@@ -9527,11 +9522,13 @@ accumulation_stated (const char *text, gboolean notes, gint64 *ga, gint64 *gb,
           if (labels[i].kind != GA)
             after = batch_unit_at (x, &len);
           /* an effective batch per a unit not known ("effective batch size 16 per DGX
-           * node") is no one global batch either: not read (it read 16 and refused the
-           * row); a global batch's label says it is the job's ("global batch 128 per DP
-           * group", "per 64-GPU slice": read as before) */
+           * node", "per worker", "per process": a worker is one GPU's process in one
+           * launcher and a node's in another) gives no one global batch: the row is
+           * refused with a hint, as it was (it read 16 as the global batch), not left to
+           * the stack's default; a global batch's label says it is the job's ("global
+           * batch 128 per DP group", "per 64-GPU slice": read as before) */
           if (labels[i].kind == EFFECTIVE && after == NULL && batch_unit_unknown (x))
-            continue;
+            return -1;
         }
         if (before != NULL && after != NULL)
           continue;                    /* "per GPU: 2 per node": no one unit */

@@ -590,8 +590,12 @@ test_sharding (void)
     { "ZeRO-2 (Gemini OOMs at this size)", "Colossal-AI", 1, PLAN_SHARD_ZERO2 },
     { "ZeRO-1 (LowLevelZero stage 1; Gemini in the 70B row)", "Colossal-AI", 1,
       PLAN_SHARD_ZERO1 },
-    /* ... while Gemini named first is the run's (the eighth audit: zero2) */
-    { "Gemini (vs ZeRO-2: 1.3x)", "Colossal-AI", 1, PLAN_SHARD_ZERO3 },
+    /* ... in either order: which ran is not told by it ("Gemini OOMs at this size; ZeRO-2
+     * used" ran ZeRO-2, "Gemini (vs ZeRO-2: 1.3x)" Gemini), and the ZeRO stage is read, as
+     * it was before Gemini was known (the ninth audit: a rule that took the first named
+     * read the first as zero3) */
+    { "Gemini OOMs at this size; ZeRO-2 (LowLevelZeroPlugin) used", "Colossal-AI", 1,
+      PLAN_SHARD_ZERO2 },
     /* NeMo 2's optimizer name in a logged config (not recognised) */
     { "optim: mcore_distributed_optim, overlap_grad_sync: true", "NeMo", 1, PLAN_SHARD_ZERO1 },
     /* ... said off, as the distributed optimizer's other names are (read zero1) */
@@ -1609,6 +1613,11 @@ test_network_bandwidth (void)
     /* ... but a GPU's NIC said elsewhere keeps the link's rate (the eighth audit: the
      * words were read anywhere in the cell) */
     { "200 Gb/s InfiniBand between nodes; single NIC per GPU", 200, 200 },
+    /* ... a single NIC or a shared link in a later clause is the node's, GPUs per node
+     * there are not (the ninth audit) */
+    { "InfiniBand HDR 200 Gb/s between nodes; single NIC", 200, 25 },
+    { "200 Gb/s InfiniBand between nodes, HDR, shared by all 8 GPUs", 200, 25 },
+    { "200 Gb/s HDR InfiniBand between nodes, 8 A100 GPUs per node", 200, 200 },
     { "NVLink 600 GB/s aggregate; 200 Gb/s HDR InfiniBand inter-node", 200, 200 },
   };
   for (guint i = 0; i < G_N_ELEMENTS (linked); i++)
@@ -3438,40 +3447,23 @@ test_batch_accumulation_stated (void)
       "global batch 128 from the notes" },
     { "torchtitan", "", "", 64, "1", "global batch 128 per DP group", 128,
       "global batch 128 from the notes" },
-    /* a worker or process is one torch.distributed rank on one GPU, a data-parallel
-     * worker one replica (each read 2 as the global batch and was skipped): on 64 GPUs at
-     * tp 1, 2 x dp 64 = 128, 2 accumulation steps of 1 x 64 */
-    { "torchtitan", "", "", 64, "1", "effective batch size of 2 per worker", 128,
-      "global batch 128 from the notes (effective batch 2 per worker x dp 64) = micro_batch 1 "
-      "x dp 64 x 2 accumulation steps" },
-    /* ... but a worker put on a node or on several GPUs is no GPU: not read (the seventh
-     * audit: 16 x 64 = 1,024 where 16 x 8 nodes = 128 ran) */
-    { "torchtitan", "", "", 64, "1", "effective batch size 16 per worker node", 64,
-      "grad_accum not stated: the torchtitan stack's default 1" },
-    { "torchtitan", "", "", 64, "1", "effective batch size of 16 per worker (8 GPUs each)", 64,
-      "grad_accum not stated: the torchtitan stack's default 1" },
-    /* ... while a worker a GPU, said with nodes around it, is a GPU (the eighth audit:
-     * not read) */
-    { "torchtitan", "", "", 64, "1", "effective batch size 2 per worker (torchrun launches one "
-      "worker per GPU, 8 GPUs per node)", 128,
-      "global batch 128 from the notes (effective batch 2 per worker x dp 64)" },
-    { "torchtitan", "", "", 64, "1", "effective batch size 2 per process", 128,
-      "global batch 128 from the notes (effective batch 2 per process x dp 64)" },
+    /* a data-parallel worker is one replica (read 2 as the global batch and skipped): on
+     * 64 GPUs at tp 1, 2 x dp 64 = 128, 2 accumulation steps of 1 x 64; at tp 2, 4 x dp
+     * 32 = 128 */
     { "torchtitan", "", "", 64, "1", "effective batch size 2 per data parallel worker", 128,
       "global batch 128 from the notes (effective batch 2 per data-parallel worker x dp 64)" },
-    /* ... at tp 2 a worker's batch is a GPU's, which a tensor-parallel pair may share: not
-     * read (the default's 1 x 1 x dp 32 = 32); a data-parallel worker's is the replica's,
-     * 4 x dp 32 = 128 */
-    { "torchtitan", "2", "", 64, "1", "effective batch 4 per worker", 32,
-      "grad_accum not stated: the torchtitan stack's default 1" },
     { "torchtitan", "2", "", 64, "1", "effective batch 4 per data-parallel worker", 128,
       "global batch 128 from the notes (effective batch 4 per data-parallel worker x dp 32)" },
-    /* a batch per a unit not known (an 8-GPU node, a DGX node) cannot be multiplied out:
-     * not read, the default's 64 (each read 16 as the global batch and was skipped) ... */
-    { "torchtitan", "", "", 64, "1", "effective batch size 16 per 8-GPU node", 64,
-      "grad_accum not stated: the torchtitan stack's default 1" },
-    { "torchtitan", "", "", 64, "1", "effective batch size 16 per DGX node", 64,
-      "grad_accum not stated: the torchtitan stack's default 1" },
+    /* an effective batch per a unit not known cannot be multiplied out: skipped with the
+     * hint, not left to the default (an 8-GPU node, a DGX node; a bare worker or process,
+     * one GPU's under torchrun and a node's under other launchers: three audits read them
+     * as a GPU's, then not at all, and each was wrong for some wording) */
+    { "torchtitan", "", "", 64, "1", "effective batch size 16 per 8-GPU node", -1, NULL },
+    { "torchtitan", "", "", 64, "1", "effective batch size 16 per DGX node", -1, NULL },
+    { "torchtitan", "", "", 64, "1", "effective batch size of 2 per worker", -1, NULL },
+    { "torchtitan", "", "", 64, "1", "effective batch size 16 per worker (8 GPUs each)", -1,
+      NULL },
+    { "torchtitan", "", "", 64, "1", "effective batch size 2 per process", -1, NULL },
     /* ... but a batch per optimizer step, over a count of GPUs, or a division after the
      * global batch names no such unit: 128 = 1 x 64 x 2 steps, read as before */
     { "torchtitan", "", "", 64, "1", "effective batch size 128 per 64 GPUs", 128,
@@ -3660,6 +3652,21 @@ test_pytorch_fsdp_compile (void)
            "bf16");
   g_assert_true (c->plan.compile);
   res_published_case_free (c);
+  /* "compiled" beside an eager baseline, "unknown" of something else, and another run
+   * said eager stay compiled (the ninth audit: each read eager) */
+  {
+    static const char *const still[] = { "torchtitan, compiled (1.3x over the eager baseline)",
+                                         "PyTorch FSDP, torch.compile (unknown mode)",
+                                         "PyTorch FSDP, torch.compile enabled; the FSDP-only "
+                                         "baseline ran eager" };
+    for (guint i = 0; i < G_N_ELEMENTS (still); i++)
+      {
+        c = row ("H100-SXM-80GB", 64, 1, "FSDP (full shard)", still[i], "bf16");
+        if (!c->plan.compile)
+          g_error ("framework '%s' read eager", still[i]);
+        res_published_case_free (c);
+      }
+  }
   /* torchtitan's [training] key with spaces, as its tomls write it (read eager) */
   c = row ("H100-SXM-80GB", 64, 1, "FSDP (full shard)", "PyTorch FSDP, [training] compile = true",
            "bf16");
@@ -4866,6 +4873,8 @@ test_micro_batch_labels (void)
     /* ... and an '=' of another clause is no result (the eighth audit: read 1, or 2) */
     { "Megatron-LM", 4, "", "micro batch size 4/2 for 8B/70B (GBS = 512 for both)", 4 },
     { "Megatron-LM", 4, "", "micro-batch size 4/8 (TP=2)", 4 },
+    /* ... nor a label's '=' right after its word (the ninth audit: read 2) */
+    { "Megatron-LM", 4, "", "MBS 4 / 8 TP=2", 4 },
     /* a cell that defers to the notes or the stack reads as an empty one (they were
      * refused, and read as 1 before) */
     { "Megatron-LM", 4, "see notes", "MBS 2, GBS 512", 2 },
