@@ -2018,20 +2018,31 @@ res_pub_network_gbps_per_gpu (const char *network, guint64 node, double preset_g
           /* a node's in the figure's own clause ("per node", "a node"), or said shared or
            * single in any later clause ("400 Gbps inter-node, HDR, shared by the 8 GPUs",
            * "...; single NIC"), not "8 GPUs per node" or "NVLink within a node" beside it */
-          static const char *const node_words[] = { "per node", "a node", "each node",
-                                                    "per server", "per host", "aggregate",
-                                                    "total", "shared", "single nic",
-                                                    "one nic", NULL };
-          static const char *const later_words[] = { "aggregate", "total", "shared",
-                                                     "one per node", "one nic per node",
+          static const char *const node_words[] = { "per node", "per-node", "a node",
+                                                    "each node", "per server", "per host",
+                                                    "node-level", "aggregate", "total",
+                                                    "shared", "share", "single nic", "one nic",
+                                                    "single hca", "one hca", NULL };
+          /* a later clause: shared or aggregate, or a NIC said to be one a node ("one HCA
+           * per node", "single HCA", "1 NIC/node", "8 GPUs share one port"), not one a GPU */
+          static const char *const later_words[] = { "aggregate", "total", "shared", "share",
+                                                     "node-level", "one per node",
                                                      "one per server", "one per host", NULL };
+          static const char *const nic_words[] = { "nic", "hca", "port", "link", "adapter",
+                                                   "connectx", NULL };
+          static const char *const one_words[] = { "single", "one ", "1 ", "per node", "/node",
+                                                   "per server", "per host", "per 8 gpus",
+                                                   NULL };
+          static const char *const per_gpu[] = { "per gpu", "per device", "each gpu",
+                                                 "/gpu", NULL };
           gboolean node_said = contains_any_ci (low, node_words);
           for (guint k2 = k + 1; k2 < clauses->len && !node_said; k2++)
             {
               g_autofree char *l2 = g_ascii_strdown (clauses->pdata[k2], -1);
-              node_said = contains_any_ci (l2, later_words)
-                          || (strstr (l2, "single nic") != NULL && strstr (l2, "per gpu") == NULL
-                              && strstr (l2, "per device") == NULL);
+              node_said = !contains_any_ci (l2, per_gpu)
+                          && (contains_any_ci (l2, later_words)
+                              || (contains_any_ci (l2, nic_words)
+                                  && contains_any_ci (l2, one_words)));
             }
           scope = preset_gbps > 0 && node > 1 && fabs (v / preset_gbps - 1.0) < 0.01
                   && !node_said ? 4 : 2;
@@ -6685,7 +6696,8 @@ followed_by_weight (const char *end)
  * ("2/GPU", "4 / step", "4 / dp 48 / gbs 192": the number stands) or a degree's name
  * ("512 / dp": no size). A product ("4 x 48 GPUs = 192", "2 x 2 accumulation steps = 4")
  * keeps its first factor, the size per unit. 0 where the number stands; 1 with *n the
- * whole number after the '=' and *after past it; -1 where there is no one size. */
+ * whole number after the '=' and *after past it (2 where the result was checked as the
+ * quotient); -1 where there is no one size. */
 static int
 expression_result (const char *end, gint64 *n, char **after)
 {
@@ -6727,20 +6739,35 @@ expression_result (const char *end, gint64 *n, char **after)
       return 0;
   }
   /* the quotient's result after an '=' that ends it: only numbers, operators, brackets
-   * and at most one word of a unit or a degree between ("16 / 8 GPUs = 2", "4096 / (256 x
-   * 16) = 1"); with other words the '=' is another clause's and the number stands
-   * ("4/2 (7B/13B)", two models' sizes; "4/2 for 8B/70B (GBS = 192 ...)", "4/8 (TP=2)") */
+   * and at most two words of a unit between ("16 / 8 GPUs = 2", "4096 / (256 x 16) = 1",
+   * "192 / 48 DP ranks = 4"), and the result the quotient; with other words the '=' is
+   * another clause's and the number stands ("4/2 (7B/13B)", two models' sizes; "4/2 for
+   * 8B/70B (GBS = 192 ...)", "4/8 (TP=2)", "MBS 4 / 8 TP = 2") */
   {
     static const char *const unit_words[] = { "gpu", "gpus", "rank", "ranks", "node", "nodes",
                                               "device", "devices", "replica", "replicas",
-                                              "dp", "tp", "pp", "cp", "ep", "world_size",
-                                              "data", "parallel", "data-parallel" };
+                                              "dp", "world_size", "data", "parallel" };
     int words = 0, depth = 0;
+    /* the divisor's numbers multiplied ("(256 x 16)": 4,096), to check the result by;
+     * 0 where a '+', '-', '.' or another '/' makes it more than a product */
+    gint64 divisor = 1;
+    gboolean checkable = TRUE, any_number = FALSE;
     a++;                               /* past the '/' (or the sign's first byte) */
     for (; *a != '\0' && *a != '='; a++)
       {
         depth += *a == '(' ? 1 : *a == ')' ? -1 : 0;
-        if (g_ascii_isdigit (*a) || strchr (" ()/*xX+-.", *a) != NULL || (guchar) *a >= 0x80)
+        if (g_ascii_isdigit (*a))
+          {
+            char *ne = NULL;
+            const gint64 m = g_ascii_strtoll (a, &ne, 10);
+            divisor = m > 0 && divisor <= G_MAXINT ? divisor * m : 0;
+            any_number = TRUE;
+            a = ne - 1;
+            continue;
+          }
+        if (strchr ("+-./", *a) != NULL)
+          checkable = FALSE;
+        if (strchr (" ()/*xX+-.", *a) != NULL || (guchar) *a >= 0x80)
           continue;
         /* a word in a bracket is a note, not a term ("4/8 (TP=2)") */
         if (!g_ascii_isalpha (*a) || depth > 0)
@@ -6761,18 +6788,22 @@ expression_result (const char *end, gint64 *n, char **after)
     /* a label's '=' right after its word is another setting ("MBS 4 / 8 TP=2": read 2) */
     if (g_ascii_isalpha (a[-1]) && words > 0)
       return 0;
+    for (a++; *a == ' '; a++)
+      ;
+    if (!g_ascii_isdigit (*a))
+      return any_number ? 0 : -1;   /* "4 / 48 DP = GBS 192": a list; "512 / dp = ?" */
+    char *e = NULL;
+    const gint64 v = g_ascii_strtoll (a, &e, 10);
+    if (*e == '.' && g_ascii_isdigit (e[1]))
+      return -1;   /* a fraction is no count */
+    /* the result must be the quotient: "MBS 4 / 8 TP = 2", "4 / 48 DP = GBS 192", "4/1 DP
+     * = 48" are a list of settings, and the first number stands (each read the last) */
+    if (any_number && checkable && (divisor <= 0 || *n % divisor != 0 || *n / divisor != v))
+      return 0;
+    *n = v;
+    *after = e;
+    return any_number && checkable ? 2 : 1;
   }
-  for (a++; *a == ' '; a++)
-    ;
-  if (!g_ascii_isdigit (*a))
-    return -1;
-  char *e = NULL;
-  const gint64 v = g_ascii_strtoll (a, &e, 10);
-  if (*e == '.' && g_ascii_isdigit (e[1]))
-    return -1;   /* a fraction is no count */
-  *n = v;
-  *after = e;
-  return 1;
 }
 
 /* The micro-batch size a micro_batch cell (or the notes) gives after a label, where it
@@ -6828,8 +6859,24 @@ mb_labelled (const char *cell, gboolean notes, gboolean *local, gboolean *tokens
             /* the first term of an expression ("microbatch size = 4096 / (256 x 16) =
              * 1", a derivation in the notes: read as 4,096) is no size; its result after
              * '=' is, else nothing is read */
-            if (expression_result (end, &n, &end) < 0)
+            const gint64 first = n;
+            char *first_end = end;
+            const int quotient = expression_result (end, &n, &end);
+            if (quotient < 0)
               continue;
+            /* a result checked as the quotient stands whatever prose follows it ("8 / 2 =
+             * 4 after halving for memory"); one that is not checked and does not read as
+             * the setting leaves the first number, which the '/' after it ends */
+            if (quotient > 0 && notes && !mb_label_is_config (cell, low, p, end))
+              {
+                if (quotient == 2 && mb_label_is_config (cell, low, p, first_end))
+                  end = first_end;   /* (the label's place is what the check reads) */
+                else
+                  {
+                    n = first;
+                    end = first_end;
+                  }
+              }
             if (n >= 1 && n <= G_MAXINT && followed_by_tokens (end))
               *tokens = TRUE;
             else if (followed_by_weight (end)
@@ -7355,7 +7402,15 @@ names_compile (const char *text, gboolean framework_cell)
                * toml; this 8B run was eager") is not this run's */
               if ((g_str_has_prefix (words[i], "compile") || words[i][0] == '[')
                   && !g_str_equal (words[i], "compiled") && sentence_about_other_row (low, p))
-                continue;
+                {
+                  /* ... unless it says this run shares it ("compile=true (same as the
+                   * baseline)", "compile: true, as in row 838") */
+                  const char *sb, *se;
+                  sentence_around (low, p, &sb, &se);
+                  g_autofree char *sent = g_strndup (sb, (gsize) (se - sb));
+                  if (strstr (sent, "as in") == NULL && strstr (sent, "same as") == NULL)
+                    continue;
+                }
               /* a mention said not stated names nothing; the bracket right after it may give
                * the value ("torch.compile not stated (toml default compile = false)" read as
                * compiled; "... (the benchmark toml sets compile = true)" is, by its own
@@ -7482,17 +7537,14 @@ says_run_eager (const char *text)
     return FALSE;
   /* of this run: "this" earlier in the words' clause ("the FSDP-only baseline ran eager",
    * "the 70B run was eager" are another run's) */
-  static const char *const words[] = { "run was eager", "ran eager", "ran in eager",
-                                       "was run eager", "run eagerly", "ran eagerly" };
-  g_autofree char *low = g_ascii_strdown (text, -1);
-  for (guint i = 0; i < G_N_ELEMENTS (words); i++)
-    for (const char *p = strstr (low, words[i]); p != NULL; p = strstr (p + 1, words[i]))
-      {
-        g_autofree char *clause = clause_at (low, p, ",;(.", ",;).");
-        if (g_str_has_prefix (clause, "this ") || strstr (clause, " this ") != NULL)
-          return TRUE;
-      }
-  return FALSE;
+  /* ... "this", at most two words, then the run: "this run was eager", "this 8B run ran
+   * eager" (not "the baseline in this table ran eagerly", "prior to this change the run
+   * was eager") */
+  static GRegex *re = NULL;
+  if (g_once_init_enter (&re))
+    g_once_init_leave (&re, g_regex_new ("\\bthis(?: [a-z0-9.-]+){0,2} run (?:was|ran) "
+                                         "(?:run )?(?:in )?eager", G_REGEX_CASELESS, 0, NULL));
+  return g_regex_match (re, text, 0, NULL);
 }
 
 static gboolean

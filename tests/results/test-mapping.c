@@ -1618,6 +1618,10 @@ test_network_bandwidth (void)
     { "InfiniBand HDR 200 Gb/s between nodes; single NIC", 200, 25 },
     { "200 Gb/s InfiniBand between nodes, HDR, shared by all 8 GPUs", 200, 25 },
     { "200 Gb/s HDR InfiniBand between nodes, 8 A100 GPUs per node", 200, 200 },
+    /* ... and a NIC said one a node, or the GPUs said to share it (the tenth audit) */
+    { "200 Gb/s InfiniBand between nodes; one HCA per node", 200, 25 },
+    { "200 Gb/s InfiniBand between nodes, which all 8 GPUs share", 200, 25 },
+    { "200 Gb/s InfiniBand between nodes; 1 NIC/node", 200, 25 },
     { "NVLink 600 GB/s aggregate; 200 Gb/s HDR InfiniBand inter-node", 200, 200 },
   };
   for (guint i = 0; i < G_N_ELEMENTS (linked); i++)
@@ -3658,7 +3662,12 @@ test_pytorch_fsdp_compile (void)
     static const char *const still[] = { "torchtitan, compiled (1.3x over the eager baseline)",
                                          "PyTorch FSDP, torch.compile (unknown mode)",
                                          "PyTorch FSDP, torch.compile enabled; the FSDP-only "
-                                         "baseline ran eager" };
+                                         "baseline ran eager",
+                                         /* "this" of something else, a toml setting this
+                                          * run shares (the tenth audit) */
+                                         "PyTorch FSDP, torch.compile on; in this comparison "
+                                         "the FSDP-only baseline ran eager",
+                                         "PyTorch FSDP, compile=true (same as the baseline)" };
     for (guint i = 0; i < G_N_ELEMENTS (still); i++)
       {
         c = row ("H100-SXM-80GB", 64, 1, "FSDP (full shard)", still[i], "bf16");
@@ -4875,6 +4884,13 @@ test_micro_batch_labels (void)
     { "Megatron-LM", 4, "", "micro-batch size 4/8 (TP=2)", 4 },
     /* ... nor a label's '=' right after its word (the ninth audit: read 2) */
     { "Megatron-LM", 4, "", "MBS 4 / 8 TP=2", 4 },
+    /* ... nor a result that is not the quotient, or no number (the tenth audit: read 2,
+     * or 1) */
+    { "Megatron-LM", 4, "", "MBS 4 / 8 TP = 2", 4 },
+    { "Megatron-LM", 4, "", "MBS 4 / 16 DP = GBS 512", 4 },
+    { "Megatron-LM", 4, "", "MBS 4 / 2 TP = 2 ranks", 4 },
+    /* ... while a result checked as the quotient stands before prose (read 8, refused) */
+    { "Megatron-LM", 4, "", "micro-batch size 8 / 2 = 4 after halving for memory", 4 },
     /* a cell that defers to the notes or the stack reads as an empty one (they were
      * refused, and read as 1 before) */
     { "Megatron-LM", 4, "see notes", "MBS 2, GBS 512", 2 },
