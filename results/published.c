@@ -3231,13 +3231,7 @@ clause_walk_init (ClauseWalk *w, const char *t)
 static gboolean
 word_of_at (const char *a, const char *const *words)
 {
-  for (guint i = 0; words != NULL && words[i] != NULL; i++)
-    {
-      gsize n = strlen (words[i]);
-      if (strncmp (a, words[i], n) == 0 && !g_ascii_isalnum (a[n]))
-        return TRUE;
-    }
-  return FALSE;
+  return words != NULL && word_among_at (a, words, g_strv_length ((gchar **) words));
 }
 
 /* Whether the mention at `p` (at or after the previous call's) is negated in its clause:
