@@ -30,6 +30,20 @@ prec_name (PlanPrecision p)
     }
 }
 
+/* Whether a gpu_type cell says its parts ran below their rated power ("power limited",
+ * "power-capped", "power cap 500 W"), not a cell that only names a power ("700 W") */
+static gboolean
+says_power_limited (const char *cell)
+{
+  static const char *const words[] = { "power limit", "power-limit", "power cap", "power-cap",
+                                       "powercap", "power capped", "power-capped", NULL };
+  g_autofree char *low = g_ascii_strdown (cell != NULL ? cell : "", -1);
+  for (guint i = 0; words[i] != NULL; i++)
+    if (strstr (low, words[i]) != NULL)
+      return TRUE;
+  return FALSE;
+}
+
 char *
 res_published_explain (const ResCsv *csv, guint row, const ResPublishedCase *c)
 {
@@ -106,6 +120,23 @@ res_published_explain (const ResCsv *csv, guint row, const ResPublishedCase *c)
                               "attention %.3f / %.3f of peak%s\n", "", "", c->cluster->device.name,
                               o.gemm_efficiency, fp8, o.attn_fwd_efficiency,
                               o.attn_bwd_efficiency, o.extrapolated ? " (extrapolated)" : "");
+      /* a part the gpu_type says ran power limited ("8x power limited B200 GPUs", torchao's
+       * MX README): the clock the preset holds at a cap, or, where it holds none, that the
+       * rated power was predicted, so the run was slower than this by about the clock drop
+       * on its SM-bound part (the limit is seldom stated; audit of 7 Dec: it was dropped
+       * without a word) */
+      if (says_power_limited (res_csv_get (csv, row, "gpu_type")))
+        {
+          const double r = c->cluster->device.power_cap_clock_ratio;
+          if (r > 0 && r < 1)
+            g_string_append_printf (s, "  %-20s %-44s    said power limited: the preset's clock "
+                                    "at its cap, %.3f of the rated one\n", "", "", r);
+          else
+            g_string_append_printf (s, "  %-20s %-44s    said power limited, and the preset holds "
+                                    "no clock below its rated power: predicted at the rated "
+                                    "power, faster than the run by up to the clock drop\n",
+                                    "", "");
+        }
       g_auto (GStrv) bound = sim_cost_knobs_at_bound (c->cluster);
       for (guint i = 0; bound != NULL && bound[i] != NULL; i++)
         g_string_append_printf (s, "  %-20s %-44s    fitted knob at its bound: %s\n", "", "",

@@ -1794,11 +1794,28 @@ nic_count_before (const char *cl, const char *fig, const char *fig_end)
   const char *p = cl;
   while (*p == ' ' || *p == '(')
     p++;
-  if (!g_ascii_isdigit (*p))
-    return 0;
-  char *after = NULL;
-  const gint64 n = g_ascii_strtoll (p, &after, 10);
-  if (n < 2 || n > 64 || *after != ' ' || after >= fig)
+  /* the count in digits, or spelled ("eight 200G NICs per server", MegaScale's network
+   * section; the count was dropped and the figure read as the server's) */
+  static const char *const spelled[] = { "two", "three", "four", "five", "six", "seven",
+                                         "eight", "nine", "ten", "eleven", "twelve",
+                                         "thirteen", "fourteen", "fifteen", "sixteen" };
+  gint64 n = 0;
+  const char *after = NULL;
+  if (g_ascii_isdigit (*p))
+    {
+      char *end = NULL;
+      n = g_ascii_strtoll (p, &end, 10);
+      after = end;
+    }
+  else
+    for (guint i = 0; i < G_N_ELEMENTS (spelled) && after == NULL; i++)
+      if (g_ascii_strncasecmp (p, spelled[i], strlen (spelled[i])) == 0
+          && !g_ascii_isalnum (p[strlen (spelled[i])]))
+        {
+          n = (gint64) i + 2;
+          after = p + strlen (spelled[i]);
+        }
+  if (after == NULL || n < 2 || n > 64 || *after != ' ' || after >= fig)
     return 0;
   /* between: only words of the NICs' make and fabric ("NVIDIA Mellanox", "ConnectX-7",
    * "HDR InfiniBand"); a word of nodes, GPUs or racks ("16 DGX A100 nodes with 200 Gb/s
@@ -4829,8 +4846,9 @@ map_sharding (ResPublishedCase *c, const char *text, const char *framework, cons
      * zero_optimization.stage 0, is ZeRO disabled, which the cell contradicts, and no
      * other ZeRO implementation documents one; so the row is skipped, saying what to
      * write */
-    return skip (c, "zero_stage_or_fsdp '%s' names no ZeRO stage, and none is a default: "
-                 "DeepSpeed's zero_optimization.stage defaults to 0, ZeRO off (hint: write "
+    return skip (c, "zero_stage_or_fsdp '%s' names no ZeRO stage, and no ZeRO "
+                 "implementation's default stage shards, whatever the framework (DeepSpeed's "
+                 "zero_optimization.stage defaults to 0, ZeRO off) (hint: write "
                  "the stage the run used, 'ZeRO-1', 'ZeRO-2' or 'ZeRO-3', or 'none' to "
                  "predict it unsharded)", shown);
   else if (fsdp_off && !other_off && reshard_after_forward_in (text) == 0)
@@ -5366,6 +5384,33 @@ recompute_layers_in (const char *t)
   g_autofree char *low = g_ascii_strdown (t, -1);
   const int n = count_after_key (low, keys);
   return n >= 0 ? n : MAX (offload_layer_count (t), 0);   /* "N layers" */
+}
+
+/* Whether a recompute cell gives Megatron-LM's (2019-2022) and GPT-NeoX's own flag,
+ * --checkpoint-num-layers ("checkpoint_num_layers 1", GLM-130B's Table 11): with
+ * --checkpoint-activations every layer is recomputed, in checkpoints of N layers
+ * (Megatron-LM's ParallelTransformer._checkpointed_forward walks all layers N at a time),
+ * Megatron-Core's uniform method. Not NeMo's activations_checkpoint_num_layers, which
+ * goes with its activations_checkpoint_method (block or uniform, read apart). It read as
+ * the block method over N layers of each chunk, the rest stored (GLM-130B out of memory
+ * at 58.9 GiB; audit of 7 Dec). */
+static gboolean
+names_checkpoint_num_layers (const char *t)
+{
+  static const char *const keys[] = { "checkpoint_num_layers", "checkpoint-num-layers",
+                                      "checkpoint num layers", NULL };
+  g_autofree char *low = g_ascii_strdown (t != NULL ? t : "", -1);
+  for (guint i = 0; keys[i] != NULL; i++)
+    for (const char *p = strstr (low, keys[i]); p != NULL; p = strstr (p + 1, keys[i]))
+      {
+        /* the key's own start: not the tail of NeMo's key ("activations_checkpoint_...") */
+        const char *k = p;
+        while (k > low && (g_ascii_isalnum (k[-1]) || k[-1] == '_'))
+          k--;
+        if (k == p && !(p - low >= 2 && p[-1] == '-' && g_ascii_isalpha (p[-2])))
+          return TRUE;
+      }
+  return FALSE;
 }
 
 /* The layer count of a partial full recompute: "N of M layers" / "N out of M layers"
@@ -7999,7 +8044,8 @@ map_plan (ResPublishedCase *c, const ResCsv *csv, guint row, gint64 global_batch
           p->recompute_method = PLAN_RECOMPUTE_BLOCK;
           p->recompute_num_layers = n_layers;
         }
-      else if (contains_ci (rc_cell, "uniform") && n_layers > 0)
+      else if ((contains_ci (rc_cell, "uniform") || names_checkpoint_num_layers (rc_cell))
+               && n_layers > 0)
         p->recompute_num_layers = n_layers;
       else if (every > 1)
         {

@@ -1536,6 +1536,12 @@ test_network_bandwidth (void)
      * it (Nemotron-4's report; read as one 400 Gb/s a node: 50 a GPU) */
     { "8 NVIDIA Mellanox 400 Gbps HDR InfiniBand HCAs per node", 8, 400 },
     { "8 ConnectX-7 400G NICs per node", 8, 400 },
+    /* ... a count spelled in words (MegaScale's "eight 200G NICs per server": the count
+     * was dropped, 200 read as the server's, 25 Gb/s a GPU) */
+    { "eight 200G NICs per server, multi-rail to eight different ToR switches", 8, 200 },
+    { "Four 400 Gb/s HCAs per node", 8, 200 },
+    /* ... not a spelled count of something else */
+    { "eight GPUs with 400 Gb/s per node", 8, 50 },
     /* ... and no count where the number is of something else or no NICs follow */
     { "2 racks, 400 Gb/s per node", 8, 50 },
     { "8 H100 GPUs with 400 Gb/s per node", 8, 50 },
@@ -2226,6 +2232,35 @@ test_sp_from_notes_unstated (void)
  * said why there are none (and, for the second, that there would be 44739242). The skip
  * reason's hint names the CSV cell, not predict's flag ("--global-batch-size 144 or
  * 192", which a CSV row has no use for). 48 GPUs at tp 1 pp 1: dp 48, micro-batch 1. */
+/* A gpu_type that says its parts ran power limited is not dropped without a word: where
+ * the preset holds no clock at a cap (B200, torchao's MX README: "8x power limited B200
+ * GPUs", the limit not stated) explain says the rated power was predicted; where it holds
+ * one (the 94/96 GB H100 at 500 W: 0.879 of the rated clock, its preset) it says which;
+ * a cell that names only a power ("500 W") says neither. */
+static void
+test_explain_power_limited (void)
+{
+  static const struct { const char *gpu; const char *want; } rows[] = {
+    { "B200 (8x power limited B200 GPUs)", "said power limited, and the preset holds no clock "
+                                           "below its rated power: predicted at the rated power" },
+    { "H100-SXM-96GB-HBM2e (power capped at 500 W)", "said power limited: the preset's clock at "
+                                                     "its cap, 0.879 of the rated one" },
+    { "H100-SXM-96GB-HBM2e (500 W)", NULL },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (rows); i++)
+    {
+      g_autofree char *text = g_strdup_printf (
+        "row_id,model,gpu_type,n_gpus,n_layers,hidden,n_heads,vocab,seq_len,tp,pp,"
+        "micro_batch,global_batch,step_time_s\n"
+        "1,GPT,\"%s\",8,16,1024,16,16384,1024,1,1,1,8,1.0\n", rows[i].gpu);
+      g_autofree char *e = explain_one (text);
+      if (rows[i].want != NULL)
+        assert_explains (e, rows[i].want);
+      else
+        g_assert_null (strstr (e, "power limited"));
+    }
+}
+
 static void
 test_explain_unresolved (void)
 {
@@ -2795,6 +2830,12 @@ test_recompute (void)
     { "activations_checkpoint_method block, activations_checkpoint_num_layers 4",
       PLAN_RECOMPUTE_BLOCK, 4, 0 },
     { "full, uniform, recompute_num_layers=2", PLAN_RECOMPUTE_UNIFORM, 2, 0 },
+    /* Megatron-LM's and GPT-NeoX's own --checkpoint-num-layers: every layer, in units of
+     * N (GLM-130B's Table 11; it read as the block method over 1 layer of each chunk, the
+     * other 15 stored), not NeMo's activations_checkpoint_num_layers above */
+    { "full (Table 11: checkpoint_activations True, checkpoint_num_layers 1, "
+      "partition_activations True)", PLAN_RECOMPUTE_UNIFORM, 1, 0 },
+    { "full (--checkpoint-activations --checkpoint-num-layers 2)", PLAN_RECOMPUTE_UNIFORM, 2, 0 },
     { "every other layer", PLAN_RECOMPUTE_BLOCK, 8, 2 },
     { "activation checkpointing every 2 layers", PLAN_RECOMPUTE_BLOCK, 8, 2 },
     { "AC every 4th layer", PLAN_RECOMPUTE_BLOCK, 4, 4 },
@@ -6074,5 +6115,6 @@ main (int argc, char **argv)
   g_test_add_func ("/results/mapping/measured-above-peak", test_measured_above_peak);
   g_test_add_func ("/results/mapping/hsdp-dp1", test_hsdp_dp1);
   g_test_add_func ("/results/mapping/explain-unresolved", test_explain_unresolved);
+  g_test_add_func ("/results/mapping/explain-power-limited", test_explain_power_limited);
   return g_test_run ();
 }
