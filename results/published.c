@@ -5386,6 +5386,40 @@ recompute_layers_in (const char *t)
   return n >= 0 ? n : MAX (offload_layer_count (t), 0);   /* "N layers" */
 }
 
+/* Whether a text sets the TP-communication overlap off by its key, in any case and with
+ * '=' or ':' ("tp_comm_overlap=False", the dgxc recipes' environment
+ * "TP_COMM_OVERLAP=False", "tp_comm_overlap: false", NeMo 1's "ub_tp_comm_overlap:
+ * False"); only the exact
+ * "tp_comm_overlap=False" in the notes was read, and not in the framework cell where
+ * Together AI's re-runs of the dgxc recipes put it (audit of 7 Dec) */
+static gboolean
+tp_comm_overlap_key_off (const char *t)
+{
+  static const char *const offs[] = { "false", "0", "off", "no", NULL };
+  g_autofree char *low = g_ascii_strdown (t != NULL ? t : "", -1);
+  for (const char *p = strstr (low, "tp_comm_overlap"); p != NULL;
+       p = strstr (p + 1, "tp_comm_overlap"))
+    {
+      /* NeMo 1's "ub_tp_comm_overlap" is the same switch; another key's tail is not */
+      const gboolean ub = p - low >= 3 && strncmp (p - 3, "ub_", 3) == 0
+                          && (p - low == 3 || !(g_ascii_isalnum (p[-4]) || p[-4] == '_'));
+      if (p > low && (g_ascii_isalnum (p[-1]) || p[-1] == '_') && !ub)
+        continue;
+      const char *q = p + strlen ("tp_comm_overlap");
+      while (*q == ' ')
+        q++;
+      if (*q != '=' && *q != ':')
+        continue;
+      q++;
+      while (*q == ' ' || *q == '"' || *q == '\'')
+        q++;
+      for (guint i = 0; offs[i] != NULL; i++)
+        if (g_str_has_prefix (q, offs[i]) && !g_ascii_isalnum (q[strlen (offs[i])]))
+          return TRUE;
+    }
+  return FALSE;
+}
+
 /* Whether a recompute cell gives Megatron-LM's (2019-2022) and GPT-NeoX's own flag,
  * --checkpoint-num-layers ("checkpoint_num_layers 1", GLM-130B's Table 11): with
  * --checkpoint-activations every layer is recomputed, in checkpoints of N layers
@@ -8348,7 +8382,8 @@ map_plan (ResPublishedCase *c, const ResCsv *csv, guint row, gint64 global_batch
    * scripts/performance/configs/qwen/qwen3_llm_pretrain.py at f29a269,
    * qwen3_235b_a22b_pretrain_config_h100, builds CommOverlapConfig(tp_comm_overlap=False)
    * where its other GPUs' configs pass True) */
-  if (strstr (get (csv, row, "notes"), "tp_comm_overlap=False") != NULL)
+  if (tp_comm_overlap_key_off (get (csv, row, "notes"))
+      || tp_comm_overlap_key_off (framework_cell (c, csv, row)))
     p->tp_comm_overlap = FALSE;
   /* Megatron-FSDP (a Megatron-Bridge row's FSDP column, ZeRO-3 here) runs without
    * gradient-accumulation fusion: every performance config that turns use_megatron_fsdp

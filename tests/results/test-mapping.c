@@ -5547,6 +5547,13 @@ test_tp_overlap_off_note (void)
     { "", TRUE },
     { "[config: qwen3_llm_pretrain.py builds CommOverlapConfig(tp_comm_overlap=False)]", FALSE },
     { "ran with --tp-comm-overlap", TRUE },
+    /* the key in any case, with '=' or ':' (the dgxc recipes' environment, as Together AI's
+     * re-runs quote it; NeMo 1's ub_ key); not another key that ends in it, nor on */
+    { "launched with TP_COMM_OVERLAP=False (TP-communication overlap off)", FALSE },
+    { "tp_comm_overlap: false", FALSE },
+    { "model.ub_tp_comm_overlap: False", FALSE },
+    { "sub_tp_comm_overlap=False", TRUE },
+    { "TP_COMM_OVERLAP=True", TRUE },
   };
   for (guint i = 0; i < G_N_ELEMENTS (rows); i++)
     {
@@ -5564,6 +5571,15 @@ test_tp_overlap_off_note (void)
         g_error ("'%s': tp_comm_overlap %d, expected %d", rows[i].notes,
                  c->plan.tp_comm_overlap, rows[i].want);
     }
+  /* ... and in the framework cell, where Together AI's re-runs of the dgxc recipes write it */
+  g_autoptr (ResPublishedCase) fw = case_of (
+    "row_id,model,gpu_type,n_gpus,n_layers,hidden,n_heads,vocab,seq_len,tp,pp,"
+    "framework,precision,global_batch,step_time_s\n"
+    "1,GPT,H100-SXM-80GB,8,16,1024,16,16384,1024,2,1,"
+    "\"NeMo 25.07.01 (Megatron-Core), TP_COMM_OVERLAP=False\",fp8,32,1.0\n");
+  g_assert_true (fw->ready);
+  g_assert_true (fw->plan.sequence_parallel);
+  g_assert_false (fw->plan.tp_comm_overlap);
 }
 
 /* NeMo AutoModel is NeMo's PyTorch backend (FSDP2 over Hugging Face model code with TE
