@@ -5396,7 +5396,17 @@ static gboolean
 tp_comm_overlap_key_off (const char *t)
 {
   static const char *const offs[] = { "false", "0", "off", "no", NULL };
-  g_autofree char *low = g_ascii_strdown (t != NULL ? t : "", -1);
+  /* words that make a clause another run's ("the baseline run had tp_comm_overlap: false",
+   * "=false for the 1-node ablation only", "unlike Llama runs (...)"): the key there says
+   * nothing of this row (audit of 7 Dec); only in the other forms: the exact
+   * "tp_comm_overlap=False" the notes were read by before keeps its reading in any
+   * clause (a known leftover: "the 8B recipe sets tp_comm_overlap=False" reads off) */
+  static const char *const elsewhere[] = { "baseline", "ablation", "only", "unlike", "other",
+                                           "recipe", "paper", "instead", "previous", "earlier",
+                                           "except", NULL };
+  if (t == NULL)
+    return FALSE;
+  g_autofree char *low = g_ascii_strdown (t, -1);
   for (const char *p = strstr (low, "tp_comm_overlap"); p != NULL;
        p = strstr (p + 1, "tp_comm_overlap"))
     {
@@ -5406,6 +5416,8 @@ tp_comm_overlap_key_off (const char *t)
       if (p > low && (g_ascii_isalnum (p[-1]) || p[-1] == '_') && !ub)
         continue;
       const char *q = p + strlen ("tp_comm_overlap");
+      if (*q == '"' || *q == '\'')
+        q++;   /* a quoted key: {"tp_comm_overlap": false} */
       while (*q == ' ')
         q++;
       if (*q != '=' && *q != ':')
@@ -5413,9 +5425,19 @@ tp_comm_overlap_key_off (const char *t)
       q++;
       while (*q == ' ' || *q == '"' || *q == '\'')
         q++;
-      for (guint i = 0; offs[i] != NULL; i++)
-        if (g_str_has_prefix (q, offs[i]) && !g_ascii_isalnum (q[strlen (offs[i])]))
-          return TRUE;
+      gboolean off = FALSE;
+      for (guint i = 0; offs[i] != NULL && !off; i++)
+        off = g_str_has_prefix (q, offs[i]) && !g_ascii_isalnum (q[strlen (offs[i])])
+              && q[strlen (offs[i])] != '-' && q[strlen (offs[i])] != '_';
+      if (!off)
+        continue;
+      /* the exact form read before ("CommOverlapConfig(tp_comm_overlap=False) (its other
+       * GPUs' configs pass True)", row 832) keeps its reading whatever the clause says */
+      if (strncmp (t + (p - low), "tp_comm_overlap=False", 21) == 0)
+        return TRUE;
+      g_autofree char *clause = clause_at (low, p, ";.", ";.");
+      if (!contains_any_ci (clause, elsewhere))
+        return TRUE;
     }
   return FALSE;
 }

@@ -5554,6 +5554,13 @@ test_tp_overlap_off_note (void)
     { "model.ub_tp_comm_overlap: False", FALSE },
     { "sub_tp_comm_overlap=False", TRUE },
     { "TP_COMM_OVERLAP=True", TRUE },
+    /* a quoted config's key and value */
+    { "Config: {\"\"tp_comm_overlap\"\": false}", FALSE },
+    /* ... but not another run's setting, nor a value that only starts like one (the
+     * regression audit of 7 Dec: these read off with the rule's first version) */
+    { "The baseline run had tp_comm_overlap: false; this row enables it.", TRUE },
+    { "tp_comm_overlap=false for the 1-node ablation only", TRUE },
+    { "defer tp_comm_overlap: no-op", TRUE },
   };
   for (guint i = 0; i < G_N_ELEMENTS (rows); i++)
     {
