@@ -156,12 +156,20 @@ res_published_explain (const ResCsv *csv, guint row, const ResPublishedCase *c)
             ? "; compiled (torch.compile named)" : "");
   if (c->model != NULL)
     {
+      /* a hybrid Mamba-2 model named with its preset's shape: the preset is the model */
+      if (c->model_preset != NULL && model_spec_is_mamba (c->model))
+        LINE ("model", "the %s preset: hybrid Mamba-2, %" G_GUINT64_FORMAT " Mamba, %"
+              G_GUINT64_FORMAT " attention and %" G_GUINT64_FORMAT " MLP layers",
+              c->model_preset, model_spec_n_layers_of_kind (c->model, 'M'),
+              model_spec_n_layers_of_kind (c->model, '*'),
+              model_spec_n_layers_of_kind (c->model, '-'));
       LINE ("n_layers", "%" G_GUINT64_FORMAT, c->model->n_layers);
       LINE ("hidden", "%" G_GUINT64_FORMAT, c->model->hidden);
       LINE ("n_heads", "%" G_GUINT64_FORMAT, c->model->n_heads);
       LINE ("n_kv_heads", "%" G_GUINT64_FORMAT, c->model->n_kv_heads);
       LINE ("ffn_hidden", "%" G_GUINT64_FORMAT " (%s MLP)", c->model->ffn_hidden,
-            c->model->mlp == MODEL_MLP_SWIGLU ? "SwiGLU" : "GeLU");
+            c->model->mlp == MODEL_MLP_SWIGLU ? "SwiGLU"
+            : model_spec_is_mamba (c->model) ? "squared-ReLU" : "GeLU");
       LINE ("vocab", "%" G_GUINT64_FORMAT, c->model->vocab);
       LINE ("seq_len", "%" G_GUINT64_FORMAT, c->model->max_positions);
     }

@@ -2267,6 +2267,26 @@ default_vocab (ResPublishedCase *c, const char *framework)
   return 0;
 }
 
+/* Whether a model cell names a hybrid Mamba (state-space) model: Nemotron-H ("Nemotron-H
+ * 56B", "NemotronH-8B"), or Mamba by name ("Mamba-2 hybrid 8B", Jamba, Zamba, Samba,
+ * Falcon-H1, Hymba); not Nemotron-4 or other Nemotrons */
+static gboolean
+names_hybrid_mamba (const char *label)
+{
+  static const char *const names[] = { "mamba", "jamba", "zamba", "samba", "hymba",
+                                       "falcon-h1", "falcon h1", NULL };
+  g_autofree char *low = g_ascii_strdown (label != NULL ? label : "", -1);
+  for (const char *p = strstr (low, "nemotron"); p != NULL; p = strstr (p + 1, "nemotron"))
+    {
+      const char *q = p + strlen ("nemotron");
+      if (*q == '-' || *q == ' ' || *q == '_')
+        q++;
+      if (*q == 'h' && !g_ascii_isalnum (q[1]))
+        return TRUE;
+    }
+  return contains_any_ci (low, names);
+}
+
 static gboolean
 map_model (ResPublishedCase *c, const ResCsv *csv, guint row, guint64 *seq_out)
 {
@@ -2335,6 +2355,37 @@ map_model (ResPublishedCase *c, const ResCsv *csv, guint row, guint64 *seq_out)
    * GPT-NeoX-20B (config tie_word_embeddings false) do not. */
   gboolean tied = !swiglu && !contains_ci (c->model_label, "nemotron")
                   && !contains_ci (c->model_label, "neox");
+  /* a hybrid Mamba-2 model: its layer pattern has no column, so the shape cells alone
+   * would build a transformer whose every layer has attention and an MLP (Nemotron-H 56B's
+   * 118 layers are 54 Mamba-2 mixers, 10 attention and 54 MLP layers: about 1.4x the
+   * FLOPs, and out of memory; audit of 7 Dec). Where the model cell names a shipped
+   * hybrid preset whose hidden size, layers and heads are the row's, the preset is the
+   * model (and its MLP width, where the row states one); any other hybrid is skipped,
+   * saying how to predict it. */
+  if (names_hybrid_mamba (c->model_label))
+    {
+      static const char *const presets[] = { "nemotron-h-8b", "nemotron-h-56b" };
+      for (guint i = 0; i < G_N_ELEMENTS (presets); i++)
+        {
+          g_autoptr (ModelSpec) p = model_spec_load_preset (presets[i], NULL);
+          if (p == NULL || p->hidden != hidden || p->n_layers != layers || p->n_heads != heads
+              || (has_ffn && p->ffn_hidden != ffn_hidden))
+            continue;
+          c->model = model_spec_copy (p);
+          g_free (c->model->name);
+          c->model->name = g_strdup (c->model_label);
+          c->model->max_positions = MAX (c->model->max_positions, seq);
+          c->model_preset = presets[i];
+          *seq_out = seq;
+          return TRUE;
+        }
+      return skip (c, "model '%s' is a hybrid Mamba-2 model, and its layer pattern has no "
+                   "column: hidden %" G_GUINT64_FORMAT ", %" G_GUINT64_FORMAT " layers and %"
+                   G_GUINT64_FORMAT " heads (and ffn_hidden) are no shipped preset's "
+                   "(nemotron-h-8b, nemotron-h-56b) (hint: tandem predict --model with its "
+                   "config.json)",
+                   c->model_label, hidden, layers, heads);
+    }
   c->model = model_spec_new_custom (c->model_label,
                                     swiglu ? MODEL_MLP_SWIGLU : MODEL_MLP_GELU, hidden,
                                     ffn_hidden, layers, heads, kv_heads, vocab, seq, tied);

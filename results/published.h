@@ -574,6 +574,8 @@ typedef enum {
 typedef struct {
   gint64        row_id;
   char         *model_label;        /* the row's `model` cell */
+  const char   *model_preset;       /* the shipped model preset the row's model is (a hybrid
+                                     * Mamba-2 model named with its shape), or NULL */
   char         *gpu_type;
   char         *framework_read;     /* the framework cell with the names it says the run
                                        did not use blanked, as the rules read it (NULL

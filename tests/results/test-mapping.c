@@ -2261,6 +2261,52 @@ test_explain_power_limited (void)
     }
 }
 
+/* A hybrid Mamba-2 model written as cells (Nemotron-H 56B: 118 layers, hidden 8192, 64
+ * heads, as a dgxc recipe's README gives it) is its shipped preset, not a transformer of
+ * 118 attention + MLP layers (1.4x the FLOPs, audit of 7 Dec): 54 Mamba, 10 attention and
+ * 54 MLP layers (models/presets/nemotron-h-56b.json hybrid_override_pattern). A hybrid
+ * whose shape is no preset's is skipped with a hint; Nemotron-4 stays a transformer. */
+static void
+test_hybrid_mamba_model (void)
+{
+  static const char *const head =
+    "row_id,model,gpu_type,n_gpus,n_layers,hidden,n_heads,n_kv_heads,ffn_hidden,vocab,"
+    "seq_len,tp,pp,micro_batch,global_batch,step_time_s\n";
+  g_autofree char *nh = g_strconcat (head, "1,Nemotron-H 56B,H100-SXM-80GB,64,118,8192,64,8,"
+                                     "32768,131072,8192,8,1,1,64,15.0\n", NULL);
+  g_autoptr (ResPublishedCase) c = case_of (nh);
+  if (!c->ready)
+    g_error ("%s", c->skip_reason);
+  g_assert_cmpstr (c->model_preset, ==, "nemotron-h-56b");
+  g_assert_true (model_spec_is_mamba (c->model));
+  g_assert_cmpuint (model_spec_n_layers_of_kind (c->model, 'M'), ==, 54);
+  g_assert_cmpuint (model_spec_n_layers_of_kind (c->model, '*'), ==, 10);
+  g_assert_cmpuint (model_spec_n_layers_of_kind (c->model, '-'), ==, 54);
+  g_autofree char *e = explain_one (nh);
+  assert_explains (e, "-> the nemotron-h-56b preset: hybrid Mamba-2, 54 Mamba, 10 attention "
+                      "and 54 MLP layers");
+  /* the 8B's shape: its preset (52 layers, hidden 4096, 32 heads) */
+  g_autofree char *n8 = g_strconcat (head, "1,NemotronH-8B,H100-SXM-80GB,8,52,4096,32,8,"
+                                     "21504,131072,8192,1,1,1,8,1.0\n", NULL);
+  g_autoptr (ResPublishedCase) c8 = case_of (n8);
+  g_assert_true (c8->ready);
+  g_assert_cmpstr (c8->model_preset, ==, "nemotron-h-8b");
+  /* Nemotron-H 47B (98 layers): no preset, skipped with the way to predict it */
+  g_autofree char *n47 = g_strconcat (head, "1,Nemotron-H 47B,H100-SXM-80GB,64,98,8192,64,8,"
+                                      "30720,131072,8192,8,1,1,64,15.0\n", NULL);
+  g_autoptr (ResPublishedCase) c47 = case_of (n47);
+  g_assert_false (c47->ready);
+  g_assert_nonnull (strstr (c47->skip_reason, "is a hybrid Mamba-2 model"));
+  g_assert_nonnull (strstr (c47->skip_reason, "(hint: tandem predict --model"));
+  /* Nemotron-4 15B and a "Nemotron-Hybrid"-less name stay transformers */
+  g_autofree char *n4 = g_strconcat (head, "1,Nemotron-4 15B,H100-SXM-80GB,64,32,6144,48,8,"
+                                     "24576,256000,4096,2,1,1,64,1.0\n", NULL);
+  g_autoptr (ResPublishedCase) c4 = case_of (n4);
+  g_assert_true (c4->ready);
+  g_assert_null (c4->model_preset);
+  g_assert_false (model_spec_is_mamba (c4->model));
+}
+
 static void
 test_explain_unresolved (void)
 {
@@ -6139,5 +6185,6 @@ main (int argc, char **argv)
   g_test_add_func ("/results/mapping/hsdp-dp1", test_hsdp_dp1);
   g_test_add_func ("/results/mapping/explain-unresolved", test_explain_unresolved);
   g_test_add_func ("/results/mapping/explain-power-limited", test_explain_power_limited);
+  g_test_add_func ("/results/mapping/hybrid-mamba-model", test_hybrid_mamba_model);
   return g_test_run ();
 }
