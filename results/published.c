@@ -1744,15 +1744,28 @@ nic_count_per_node (const char *a, gint64 *n)
   /* past the fabric's words ("InfiniBand", "RoCE v") but not past a scope ("per GPU")
    * nor far */
   const char *from = a;
-  while ((g_ascii_isalpha (*a) || *a == ' ' || *a == '-' || *a == '(' || *a == ',')
-         && a - from < 40)
+  for (;;)
     {
-      if (g_ascii_strncasecmp (a, "per ", 4) == 0)
+      while ((g_ascii_isalpha (*a) || *a == ' ' || *a == '-' || *a == '(' || *a == ',')
+             && a - from < 40)
+        {
+          if (g_ascii_strncasecmp (a, "per ", 4) == 0)
+            return NULL;
+          a++;
+        }
+      if (!g_ascii_isdigit (*a) || a - from >= 40)
         return NULL;
-      a++;
+      /* a digit inside a word is a model number, no count: past it ("400 Gb/s
+       * ConnectX-7 NICs per node" read 7 NICs a node, 43.75 GB/s a GPU for 50;
+       * regression audit of 7 Dec) */
+      if (a > from && (a[-1] == '-' || g_ascii_isalpha (a[-1])))
+        {
+          while (g_ascii_isalnum (*a))
+            a++;
+          continue;
+        }
+      break;
     }
-  if (!g_ascii_isdigit (*a))
-    return NULL;
   char *after = NULL;
   const gint64 v = g_ascii_strtoll (a, &after, 10);
   if (v < 1 || v > 64)

@@ -1540,6 +1540,10 @@ test_network_bandwidth (void)
      * was dropped, 200 read as the server's, 25 Gb/s a GPU) */
     { "eight 200G NICs per server, multi-rail to eight different ToR switches", 8, 200 },
     { "Four 400 Gb/s HCAs per node", 8, 200 },
+    /* ... and a NIC's model number is no count, after the figure or before it */
+    { "eight 400 Gb/s ConnectX-7 NICs per node", 8, 400 },
+    { "400 Gb/s ConnectX-7 NICs per node", 8, 50 },
+    { "400 Gb/s ConnectX-7 NICs (8 per node)", 8, 400 },
     /* ... not a spelled count of something else */
     { "eight GPUs with 400 Gb/s per node", 8, 50 },
     /* ... and no count where the number is of something else or no NICs follow */
