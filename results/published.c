@@ -2431,7 +2431,8 @@ names_llm_foundry (const char *text)
 static gboolean
 six_n_only (const char *text)
 {
-  if (contains_ci (text, "PaLM") || contains_ci (text, "Llama 3 paper")
+  if (contains_ci (text, "PaLM") || contains_ci (text, "Chowdhery")
+      || contains_ci (text, "Llama 3 paper")
       || contains_ci (text, "torchtitan") || names_llm_foundry (text)
       || contains_ci (text, "nanoGPT") || strstr (text, "12") != NULL)
     return FALSE;
@@ -2488,6 +2489,10 @@ convention_for (const char *text, ModelFlopConvention *out, gboolean *six_n)
            || contains_ci (text, "NeMo/Megatron model FLOPs"))
     *out = MODEL_FLOPS_MCORE;
   else if (contains_ci (text, "PaLM") || contains_ci (text, "Llama 3 paper")
+           /* PaLM's paper by its first author ("MFU per Chowdhery et al. (2022)", as the
+            * Nemotron-4 reports cite it; a cell that also names Korthikanti reads his
+            * count, above) */
+           || contains_ci (text, "Chowdhery")
            || contains_ci (text, "torchtitan") || names_llm_foundry (text)
            /* nanoGPT's estimate_mfu takes PaLM's Appendix B count */
            || contains_ci (text, "nanoGPT")

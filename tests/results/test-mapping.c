@@ -4380,6 +4380,10 @@ test_numbers_as_written (void)
     { "6N + 12*L*H*Q*T (non-causal)", MODEL_FLOPS_PALM, FALSE },
     { "6N (PaLM)", MODEL_FLOPS_PALM, FALSE },
     { "nanoGPT estimate_mfu", MODEL_FLOPS_PALM, FALSE },
+    /* PaLM by its first author; Korthikanti beside him keeps his count */
+    { "MFU per Chowdhery et al. (2022)", MODEL_FLOPS_PALM, FALSE },
+    { "MFU per Chowdhery et al. (2022) and Korthikanti et al. (2022)", MODEL_FLOPS_MEGATRON72,
+      FALSE },
     /* llm-foundry's count in its other spellings (not recognised before) */
     { "LLM Foundry MFU", MODEL_FLOPS_PALM, FALSE },
     { "llmfoundry", MODEL_FLOPS_PALM, FALSE },
