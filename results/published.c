@@ -3934,6 +3934,28 @@ zero_stage_in (const char *text)
   return -1;
 }
 
+/* Whether a text names an FSDP scheme beside a ZeRO stage: NVIDIA's tables give FSDP and
+ * ZeRO columns ("FSDP 1 (Megatron-FSDP; ZeRO 0: n/a)"), where ZeRO 0 is no run's stage */
+static gboolean
+names_fsdp_scheme (const char *text)
+{
+  static const char *const words[] = { "fsdp", "hsdp", "full_shard", "full shard",
+                                       "hybrid_shard", "hybrid shard", "fully_shard", NULL };
+  return contains_any_ci (text, words);
+}
+
+/* Whether any "ZeRO" of a text names stage 1, 2 or 3 (zero_stage_in at each), where the
+ * first may be stage 0 ("ZeRO-0 in the baseline, ZeRO-1 here" is no ZeRO-0 run) */
+static gboolean
+names_zero_stage_1_to_3 (const char *text)
+{
+  g_autofree char *t = g_ascii_strdown (text, -1);
+  for (const char *p = strstr (t, "zero"); p != NULL; p = strstr (p + 1, "zero"))
+    if (zero_stage_in (p) >= 1)
+      return TRUE;
+  return FALSE;
+}
+
 /* A ZeRO-1 or ZeRO-2 named (zero_stage_in: "ZeRO-2", "ZeRO 1", "zero2", "ZeRO stage 2")
  * and not said off (sharding_negated: "no ZeRO" names none) */
 static gboolean
@@ -4667,7 +4689,13 @@ map_sharding (ResPublishedCase *c, const char *text, const char *framework, cons
       if (!sharding_from_framework (c, framework, pp, out))
         *out = unstated_sharding (c, framework, notes);
     }
-  else if (sharding_negated (t))
+  else if (sharding_negated (t)
+           || (zero_stage_in (shown) == 0 && !names_zero_stage_1_to_3 (shown)
+               && !names_fsdp_scheme (shown)))
+    /* ... or ZeRO stage 0 named first, in the cell as written ("ZeRO-0 (we opted for
+     * ZeRO-0, meaning no optimizer state sharding)", SmolLM3): ZeRO off, nothing sharded.
+     * Its gloss's "no" took the ZeRO for said off, and the "optimizer state sharding" left
+     * read zero1 (audit of 7 Dec) */
     *out = PLAN_SHARD_NONE;
   else if (g_str_equal (t, "1") || g_str_equal (t, "2") || g_str_equal (t, "3"))
     /* a bare stage number in this column: DeepSpeed's zero_optimization.stage ("0" is
@@ -4821,6 +4849,8 @@ map_sharding (ResPublishedCase *c, const char *text, const char *framework, cons
     }
   else if (zero_config_stage (t) >= 1 && zero_stage_in (t) < 0)
     *out = (PlanSharding) (PLAN_SHARD_ZERO1 + (zero_config_stage (t) - 1));
+  else if (zero_config_stage (t) == 0 && zero_stage_in (t) < 0)
+    *out = PLAN_SHARD_NONE;   /* DeepSpeed's "stage": 0, ZeRO off */
   else if (megatron_fsdp_strategy (t) >= 0)
     *out = (PlanSharding) megatron_fsdp_strategy (t);
   else if ((contains_ci (t, "sharded data parallel") || contains_ci (t, "sharded_data_parallel"))

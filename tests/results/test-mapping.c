@@ -421,6 +421,14 @@ test_sharding (void)
     { "DeepSpeed ZeRO, stage two", "DeepSpeed", 1, PLAN_SHARD_ZERO2 },
     { "ZeRO-two", "DeepSpeed", 1, PLAN_SHARD_ZERO2 },
     { "ZeRO stage one", "DeepSpeed", 1, PLAN_SHARD_ZERO1 },
+    /* stage 0 named: ZeRO off, whatever its gloss says of optimizer sharding (SmolLM3's
+     * report; it read zero1 by the "optimizer state sharding" its "no" negates), on any
+     * stack; not where a stage 1-3 is named too */
+    { "ZeRO-0 (\"we opted for ZeRO-0, meaning no optimizer state sharding\")", "nanotron", 1,
+      PLAN_SHARD_NONE },
+    { "ZeRO-0 (no optimizer state sharding)", "Megatron-Core", 1, PLAN_SHARD_NONE },
+    { "ZeRO stage 0", "DeepSpeed", 1, PLAN_SHARD_NONE },
+    { "ZeRO-0 in the baseline; ZeRO-1 here", "DeepSpeed", 1, PLAN_SHARD_ZERO1 },
     /* SageMaker SMP's sharded data parallelism shards parameters, gradients and
      * optimizer states over the data-parallel group: zero3 (not recognised before) */
     { "sharded data parallel (SageMaker SMP)", "PyTorch", 1, PLAN_SHARD_ZERO3 },
