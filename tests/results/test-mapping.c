@@ -2319,6 +2319,35 @@ test_hybrid_mamba_model (void)
   g_assert_false (model_spec_is_mamba (c4->model));
 }
 
+/* A vocabulary in thousands ("250k", BigScience's Jean Zay notes for BLOOM's 250,880) is
+ * that many thousand (the row was skipped as missing its vocab); a word after the k is
+ * no such count. */
+static void
+test_vocab_thousands (void)
+{
+  static const struct { const char *vocab; gint64 want; } rows[] = {
+    { "250k", 250000 }, { "32K", 32000 }, { "128 k (Llama 3 tokenizer)", 128000 },
+    { "50257", 50257 }, { "250k tokens", 0 },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (rows); i++)
+    {
+      g_autofree char *text = g_strdup_printf (
+        "row_id,model,gpu_type,n_gpus,n_layers,hidden,n_heads,vocab,seq_len,tp,pp,"
+        "global_batch,step_time_s\n"
+        "1,GPT,H100-SXM-80GB,8,16,1024,16,%s,1024,1,1,64,1.0\n", rows[i].vocab);
+      g_autoptr (ResPublishedCase) c = case_of (text);
+      if (rows[i].want == 0)
+        {
+          g_assert_false (c->ready);
+          g_assert_nonnull (strstr (c->skip_reason, "missing vocab"));
+          continue;
+        }
+      if (!c->ready)
+        g_error ("'%s': %s", rows[i].vocab, c->skip_reason);
+      g_assert_cmpuint (c->model->vocab, ==, (guint64) rows[i].want);
+    }
+}
+
 static void
 test_explain_unresolved (void)
 {
@@ -6202,5 +6231,6 @@ main (int argc, char **argv)
   g_test_add_func ("/results/mapping/explain-unresolved", test_explain_unresolved);
   g_test_add_func ("/results/mapping/explain-power-limited", test_explain_power_limited);
   g_test_add_func ("/results/mapping/hybrid-mamba-model", test_hybrid_mamba_model);
+  g_test_add_func ("/results/mapping/vocab-thousands", test_vocab_thousands);
   return g_test_run ();
 }
