@@ -500,6 +500,28 @@ res_pub_moe_token_drop_in_text (const char *text, double *capacity, gboolean *pa
   return 1;
 }
 
+/* Whether the phrase at `at` in the sentence `one` (lower case) is said of the attention,
+ * not of the MoE layers: its clause (to ',', ';', '(' or ')') names a window, sliding,
+ * local or global attention ("sliding window 128 on alternate layers", gpt-oss; it read
+ * as MoE every 2 layers where its config has moe_layer_freq 1: audit of 7 Dec) and no MoE
+ * or experts of its own */
+static gboolean
+phrase_of_attention (const char *one, const char *at)
+{
+  static const char *const attn[] = { "window", "sliding", "local attention",
+                                      "global attention", "attention", NULL };
+  const char *b = at, *e = at;
+  while (b > one && !strchr (",;()", b[-1]))
+    b--;
+  while (*e != '\0' && !strchr (",;()", *e))
+    e++;
+  g_autofree char *clause = g_strndup (b, (gsize) (e - b));
+  gboolean names_attn = FALSE;
+  for (guint i = 0; attn[i] != NULL && !names_attn; i++)
+    names_attn = strstr (clause, attn[i]) != NULL;
+  return names_attn && strstr (clause, "moe") == NULL && strstr (clause, "expert") == NULL;
+}
+
 gint64
 res_pub_moe_every_in_text (const char *text)
 {
@@ -524,16 +546,21 @@ res_pub_moe_every_in_text (const char *text)
     { "every fourth layer", 4 }, { "every 4th layer", 4 } };
   for (const char *sent = low; *sent != '\0';)
     {
+      /* a sentence ends at '.' before a space or the end, not inside a name
+       * ("gpt_oss_20B.yaml" cut one and left "alternate layers" with its experts) */
       const char *end = sent;
       while (*end != '\0' && *end != ';' && *end != '\n'
-             && !(*end == '.' && !g_ascii_isdigit (end[1])))
+             && !(*end == '.' && (end[1] == '\0' || g_ascii_isspace (end[1]))))
         end++;
       g_autofree char *one = g_strndup (sent, (gsize) (end - sent));
       if (strstr (one, "moe") != NULL || strstr (one, "expert") != NULL)
         {
           for (guint i = 0; i < G_N_ELEMENTS (phrases); i++)
-            if (strstr (one, phrases[i].words) != NULL)
-              return phrases[i].n;
+            {
+              const char *at = strstr (one, phrases[i].words);
+              if (at != NULL && !phrase_of_attention (one, at))
+                return phrases[i].n;
+            }
           /* "every N layers", "every N-th layer" */
           for (const char *e = strstr (one, "every "); e != NULL; e = strstr (e + 1, "every "))
             {

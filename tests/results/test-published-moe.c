@@ -725,6 +725,13 @@ test_moe_every (void)
     { "recompute every other layer; MoE everywhere", 0 },   /* not about the MoE layers */
     { "moe_layer_freq 1", 0 },
     { "", 0 },
+    /* a window on alternate layers is the attention's, in a sentence that names experts
+     * and a file (gpt-oss on MI355X, Primus's gpt_oss_20B.yaml; it read MoE every 2
+     * layers: audit of 7 Dec) */
+    { "config gpt_oss_20B.yaml: 32 experts top-4, no shared expert, sliding window 128 on "
+      "alternate layers (window_attn_skip_freq)", 0 },
+    { "MoE on alternate layers, sliding window 128 on every layer", 2 },
+    { "experts on alternate layers (v1.2 config)", 2 },
   };
   for (guint i = 0; i < G_N_ELEMENTS (texts); i++)
     if (res_pub_moe_every_in_text (texts[i].text) != texts[i].every)
