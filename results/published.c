@@ -5458,17 +5458,23 @@ is_op_level (const char *t)
 static int
 offload_layer_count (const char *t)
 {
-  const char *key = "cpu_offloading_num_layers";
+  /* Megatron's key, and the label people write for it ("CPU Offloading Layers: 5",
+   * Together AI's reports of the dgxc recipes: it was refused as offloading without a
+   * layer count, or dropped after a "not stated"; audit of 7 Dec) */
+  static const char *const keys[] = { "cpu_offloading_num_layers", "cpu-offloading-num-layers",
+                                      "cpu offloading num layers", "cpu_offloading_layers",
+                                      "cpu offloading layers", "offloading layers",
+                                      "offloaded layers", "offload layers", NULL };
   g_autofree char *low = g_ascii_strdown (t, -1);
-  const char *k = strstr (low, key);
-  if (k != NULL)
-    {
-      const char *p = k + strlen (key);
-      while (*p == ' ' || *p == '=' || *p == ':')
-        p++;
-      if (g_ascii_isdigit (*p))
-        return (int) MIN (g_ascii_strtoll (p, NULL, 10), G_MAXINT);
-    }
+  for (guint i = 0; keys[i] != NULL; i++)
+    for (const char *k = strstr (low, keys[i]); k != NULL; k = strstr (k + 1, keys[i]))
+      {
+        const char *p = k + strlen (keys[i]);
+        while (*p == ' ' || *p == '=' || *p == ':')
+          p++;
+        if (g_ascii_isdigit (*p))
+          return (int) MIN (g_ascii_strtoll (p, NULL, 10), G_MAXINT);
+      }
   for (const char *p = low; *p != '\0'; p++)
     if (g_ascii_isdigit (*p) && (p == low || (!g_ascii_isalnum (p[-1]) && p[-1] != '_')))
       {

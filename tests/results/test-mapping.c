@@ -3045,6 +3045,11 @@ test_recompute (void)
     { "cpu_offloading_num_layers: 12 (activations offloaded)", 12 },
     { "activation offload, 3 layers", 3 },
     { "CPU offloading of 1 layer", 1 },
+    /* the label as written for Megatron's key, alone or after a "not stated" (Together AI's
+     * reports: refused, or dropped without a word; audit of 7 Dec) */
+    { "CPU Offloading Layers: 5", 5 },
+    { "not stated (no activation checkpointing); CPU Offloading Layers: 5", 5 },
+    { "cpu-offloading-num-layers 4", 4 },
   };
   for (guint i = 0; i < G_N_ELEMENTS (off); i++)
     {
