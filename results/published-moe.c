@@ -386,15 +386,25 @@ res_pub_moe_parse (const char *cell, ResPubMoe *out, char **why)
       else if (strcmp (key, "cuda_graph") == 0)
         {
           /* scopes joined by '+' (the cell's ',' would end nothing, but reads better
-           * apart from the MLA list); full_iteration is the local implementation's */
+           * apart from the MLA list); full_iteration is the local implementation's
+           * graph of the whole step (Megatron-Core's FullCudaGraphWrapper,
+           * --cuda-graph-impl local), alone; "full" is Megatron-LM's older scope name
+           * for Transformer Engine graphs of each whole layer (the plan's default scope).
+           * full_iteration was refused, where the refusal of "full" hinted at it (audit
+           * of 7 Dec) */
           g_autofree char *list = g_strdelimit (g_strdup (value), "+", ',');
           Plan tmp = { 0 };
           g_autoptr (GError) err = NULL;
-          if (!plan_cuda_graph_scope_parse (list, &tmp, &err))
-            ok = refuse (why, "cuda_graph '%s': %s", value, err->message);
-          else if (tmp.cuda_graph_scope & PLAN_CG_FULL_ITERATION)
-            ok = refuse (why, "cuda_graph '%s': full_iteration is not a Transformer Engine "
-                         "scope", value);
+          if (g_ascii_strcasecmp (value, "full") == 0)
+            out->cuda_graph_layer = TRUE;
+          else if (!plan_cuda_graph_scope_parse (list, &tmp, &err))
+            ok = refuse (why, "cuda_graph '%s': %s (or full: each whole layer)", value,
+                         err->message);
+          else if ((tmp.cuda_graph_scope & PLAN_CG_FULL_ITERATION)
+                   && tmp.cuda_graph_scope != PLAN_CG_FULL_ITERATION)
+            ok = refuse (why, "cuda_graph '%s': full_iteration is the local implementation's "
+                         "graph of the whole step and takes no other scope beside it "
+                         "(hint: cuda_graph=full_iteration)", value);
           else
             out->cuda_graph_scope = tmp.cuda_graph_scope;
         }
@@ -535,6 +545,8 @@ res_pub_moe_describe (const ResPubMoe *moe)
    * across micro-batches, CUDA-graph scopes */
   if (moe->a2a_overlap_1f1b)
     g_string_append (s, ", EP all-to-all overlapped (1F1B)");
+  if (moe->cuda_graph_layer)
+    g_string_append (s, ", CUDA graphs (each whole layer)");
   if (moe->cuda_graph_scope != 0)
     {
       g_autofree char *cg = plan_cuda_graph_scope_string (moe->cuda_graph_scope);
@@ -801,10 +813,12 @@ res_pub_moe_plan (const ResPubMoe *moe, gint64 ep, Plan *plan)
     plan->moe_imbalance = 1.0;
   /* a2a_overlap=1f1b: the run used --overlap-moe-expert-parallel-comm */
   plan->moe_a2a_overlap = moe->a2a_overlap_1f1b;
-  /* cuda_graph=: the run's --cuda-graph-impl transformer_engine --cuda-graph-scope */
-  if (moe->cuda_graph_scope != 0)
+  /* cuda_graph=: the run's --cuda-graph-impl transformer_engine --cuda-graph-scope, or
+   * local with full_iteration, or transformer_engine over whole layers ("full") */
+  if (moe->cuda_graph_scope != 0 || moe->cuda_graph_layer)
     {
-      plan->cuda_graph_impl = PLAN_CG_IMPL_TRANSFORMER_ENGINE;
+      plan->cuda_graph_impl = moe->cuda_graph_scope == PLAN_CG_FULL_ITERATION
+                                ? PLAN_CG_IMPL_LOCAL : PLAN_CG_IMPL_TRANSFORMER_ENGINE;
       plan->cuda_graph_scope = moe->cuda_graph_scope;
     }
 }

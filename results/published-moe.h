@@ -131,7 +131,11 @@ typedef struct {
   const char      *etp_other_from;
   gboolean         a2a_overlap_1f1b;
   guint            cuda_graph_scope;         /* cuda_graph=: Transformer Engine CUDA graphs
-                                              * of these PLAN_CG_* scopes; 0: none */
+                                              * of these PLAN_CG_* scopes; 0: none;
+                                              * full_iteration: the local implementation's
+                                              * graph of the whole step */
+  gboolean         cuda_graph_layer;         /* cuda_graph=full: Transformer Engine graphs
+                                              * of each whole layer (scope unset) */
   guint64          head_dim;                 /* 0: hidden / heads */
   guint64          mtp_layers;
   guint64          sliding_window, sliding_window_layers;

@@ -80,6 +80,28 @@ test_parse_good (void)
     plan_clear (&p);
   }
   res_pub_moe_clear (&m);
+  /* ... full_iteration alone: the local implementation's graph of the whole step
+   * (Megatron-Bridge's later recipes; refused before, where the refusal of "full" hinted
+   * at it), which takes the MoE layer's host work too; "full", Megatron-LM's older name:
+   * Transformer Engine graphs of each whole layer (the plan's default scope) */
+  static const struct { const char *cell; PlanCudaGraphImpl impl; guint scope; } cg[] = {
+    { "cuda_graph=full_iteration", PLAN_CG_IMPL_LOCAL, PLAN_CG_FULL_ITERATION },
+    { "cuda_graph=full", PLAN_CG_IMPL_TRANSFORMER_ENGINE, 0 },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (cg); i++)
+    {
+      g_autofree char *cell = g_strconcat ("experts=128;top_k=8;moe_ffn=768;", cg[i].cell,
+                                           NULL);
+      g_assert_true (res_pub_moe_parse (cell, &m, &why));
+      Plan p;
+      plan_init_defaults (&p);
+      res_pub_moe_plan (&m, 8, &p);
+      g_assert_cmpint (p.cuda_graph_impl, ==, cg[i].impl);
+      g_assert_cmpuint (p.cuda_graph_scope, ==, cg[i].scope);
+      g_assert_true (plan_cuda_graph_moe (&p));
+      plan_clear (&p);
+      res_pub_moe_clear (&m);
+    }
 
   /* token drop and pad (the NeMo tables' "tokendrop" rows: capacity factor 1, padded,
    * Megatron-Bridge apply_moe_token_drop): the plan pads, the dispatcher takes no sync */
@@ -227,8 +249,9 @@ test_parse_bad (void)
       "moe: shared_expert_ffn without shared_experts" },
     { "experts=8;top_k=2;moe_ffn=1;dispatcher=nccl", "moe: dispatcher 'nccl' unknown" },
     { "experts=8;top_k=2;moe_ffn=1;cuda_graph=router", "moe: cuda_graph 'router': unknown" },
-    { "experts=8;top_k=2;moe_ffn=1;cuda_graph=full_iteration",
-      "moe: cuda_graph 'full_iteration': full_iteration is not a Transformer Engine scope" },
+    { "experts=8;top_k=2;moe_ffn=1;cuda_graph=full_iteration+attn",
+      "moe: cuda_graph 'full_iteration+attn': full_iteration is the local implementation's "
+      "graph of the whole step and takes no other scope beside it" },
     { "experts=8;top_k=2;moe_ffn=1;routing=random", "moe: routing 'random' unknown" },
     { "experts=8;top_k=2;moe_ffn=1;capacity_factor=0", "moe: capacity_factor '0' must be" },
     { "experts=8;top_k=2;moe_ffn=1;capacity_factor=nan", "moe: capacity_factor 'nan' must be" },
