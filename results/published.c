@@ -8286,15 +8286,20 @@ map_plan (ResPublishedCase *c, const ResCsv *csv, guint row, gint64 global_batch
                              "pipeline chunk, e.g. 'full, N layers')", col, from, part, of,
                              chunks);
               int per_chunk = of > 0 ? (int) (part / chunks) : part;
-              if (per_chunk > layers / chunks)
-                return skip (c, "%s '%s': %d layers a chunk, more than the %" G_GINT64_FORMAT
-                             " each of the %" G_GINT64_FORMAT " model chunks holds", col, from,
-                             per_chunk, layers / chunks, chunks);
-              if (per_chunk < layers / chunks || (layers % chunks) != 0)
+              /* the most layers a chunk holds where they do not divide (126 layers on 16
+               * stages of 8 chunks: 1; the embedding and the loss take slots of their
+               * own); a count of that many or more recomputes every layer of every chunk,
+               * as Megatron's block method does (layers below the count are recomputed).
+               * It was refused against the floor ("1 layers a chunk, more than the 0 each
+               * of the 128 model chunks holds"; audit of 7 Dec) */
+              const gint64 most = (layers + chunks - 1) / chunks;
+              if (per_chunk < most)
                 {
                   p->recompute_method = PLAN_RECOMPUTE_BLOCK;
                   p->recompute_num_layers = per_chunk;
                 }
+              else
+                c->recompute_why = "a count of at least the layers of a chunk: every layer";
             }
         }
     }

@@ -2952,6 +2952,30 @@ test_recompute (void)
                  c->plan.recompute, c->plan.recompute_method, c->plan.recompute_num_layers,
                  c->plan.recompute_every, c->skip_reason ? c->skip_reason : "");
     }
+  /* a count of at least the most layers a chunk holds recomputes every layer, as
+   * Megatron's block method does; where the layers do not divide (14 on 4 stages: 4 at
+   * most) a smaller count is the block method (the count was refused against the floor,
+   * "1 layers a chunk, more than the 0 each of the 128 model chunks holds", for 126 layers
+   * on 16 x 8 chunks; audit of 7 Dec) */
+  static const struct { const char *count; PlanRecomputeMethod method; int layers; } un[] = {
+    { "full, 4 layers", PLAN_RECOMPUTE_UNIFORM, 1 },
+    { "full, 9 layers", PLAN_RECOMPUTE_UNIFORM, 1 },
+    { "full, 3 layers", PLAN_RECOMPUTE_BLOCK, 3 },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (un); i++)
+    {
+      g_autofree char *text = g_strdup_printf (
+        "row_id,model,gpu_type,n_gpus,n_layers,hidden,n_heads,vocab,seq_len,tp,pp,"
+        "recompute,global_batch,step_time_s\n"
+        "1,GPT,A100-SXM-80GB,16,14,1024,16,16384,1024,1,4,\"%s\",64,1.0\n", un[i].count);
+      g_autoptr (ResPublishedCase) c = case_of (text);
+      if (!c->ready || c->plan.recompute != PLAN_RECOMPUTE_FULL
+          || c->plan.recompute_method != un[i].method
+          || c->plan.recompute_num_layers != un[i].layers)
+        g_error ("'%s' on 14 layers, pp 4: method %d layers %d (%s)", un[i].count,
+                 c->plan.recompute_method, c->plan.recompute_num_layers,
+                 c->skip_reason ? c->skip_reason : "");
+    }
   /* the count in the notes where the cell says only "full" (YaFSDP's Llama 2 70B row:
    * "activation checkpointing on 10 of 80 layers"; it was every layer, +35%) */
   g_autoptr (ResPublishedCase) from_notes = rc_row ("full", "activation checkpointing on 10 of "
