@@ -2300,6 +2300,25 @@ names_hybrid_mamba (const char *label)
   return contains_any_ci (low, names);
 }
 
+static gboolean negated_before (const char *low, const char *p);
+
+/* Whether a text names a gated MLP (SwiGLU, GeGLU, ReGLU, a gated linear unit) and does
+ * not say it off ("no SwiGLU", "GeLU instead of SwiGLU") */
+static gboolean
+names_gated_mlp (const char *text)
+{
+  static const char *const words[] = { "swiglu", "geglu", "reglu", "gated linear unit",
+                                       "gated mlp", "gated-mlp", NULL };
+  g_autofree char *low = g_ascii_strdown (text != NULL ? text : "", -1);
+  for (guint i = 0; words[i] != NULL; i++)
+    for (const char *p = strstr (low, words[i]); p != NULL; p = strstr (p + 1, words[i]))
+      if ((p == low || !g_ascii_isalnum (p[-1])) && !negated_before (low, p)
+          && !(p - low >= 11 && strncmp (p - 11, "instead of ", 11) == 0)
+          && !(p - low >= 12 && strncmp (p - 12, "rather than ", 12) == 0))
+        return TRUE;
+  return FALSE;
+}
+
 /* A vocabulary written in thousands ("250k", "32K", "128 k", alone or before a bracket):
  * that many thousand tokens, as the sources round them (BLOOM's 250,880 is "250k"); the
  * row was skipped as missing its vocab (audit of 7 Dec). The output layer's share of a
@@ -2397,6 +2416,13 @@ map_model (ResPublishedCase *c, const ResCsv *csv, guint row, guint64 *seq_out)
    * GPT-NeoX-20B (config tie_word_embeddings false) do not. */
   gboolean tied = !swiglu && !contains_ci (c->model_label, "nemotron")
                   && !contains_ci (c->model_label, "neox");
+  /* a gated MLP the row names, at any width: "mlp_ratio 8 with SwiGLU" (AMD-OLMo 1B's
+   * 8192 = 4h halves of a fused 8h projection), GeGLU (GLM-130B); it read as a GeLU MLP
+   * of two matrices where the run has three (audit of 7 Dec). The tie of the output head
+   * stays the rule's above (OLMo 1B ties it) */
+  if (!swiglu && (names_gated_mlp (c->model_label) || names_gated_mlp (get (csv, row, "notes"))
+                  || names_gated_mlp (get (csv, row, "ffn_hidden"))))
+    swiglu = TRUE;
   /* a hybrid Mamba-2 model: its layer pattern has no column, so the shape cells alone
    * would build a transformer whose every layer has attention and an MLP (Nemotron-H 56B's
    * 118 layers are 54 Mamba-2 mixers, 10 attention and 54 MLP layers: about 1.4x the

@@ -2348,6 +2348,40 @@ test_vocab_thousands (void)
     }
 }
 
+/* A gated MLP the row names at the classic 4h width ("mlp_ratio 8 with SwiGLU": AMD-OLMo
+ * 1B's two 4h halves of a fused 8h projection) is SwiGLU-shaped, three matrices, where it
+ * read as a GeLU MLP of two; a GeLU said in place of it, or no word, stays GeLU; the tie
+ * of the output head is unchanged (OLMo 1B ties it). */
+static void
+test_gated_mlp_named (void)
+{
+  static const struct { const char *model, *notes; ModelMlpKind want; } rows[] = {
+    { "AMD-OLMo-1B", "mlp_ratio 8 with SwiGLU", MODEL_MLP_SWIGLU },
+    { "GLM-130B (GeGLU)", "", MODEL_MLP_SWIGLU },
+    { "GPT", "GeLU MLP instead of SwiGLU", MODEL_MLP_GELU },
+    { "GPT", "no SwiGLU", MODEL_MLP_GELU },
+    { "GPT", "", MODEL_MLP_GELU },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (rows); i++)
+    {
+      g_autofree char *text = g_strdup_printf (
+        "row_id,model,gpu_type,n_gpus,n_layers,hidden,n_heads,ffn_hidden,vocab,seq_len,tp,pp,"
+        "global_batch,step_time_s,notes\n"
+        "1,%s,H100-SXM-80GB,8,16,2048,16,8192,50304,2048,1,1,64,1.0,\"%s\"\n",
+        rows[i].model, rows[i].notes);
+      g_autoptr (ResPublishedCase) c = case_of (text);
+      if (!c->ready)
+        g_error ("%s: %s", rows[i].notes, c->skip_reason);
+      if (c->model->mlp != rows[i].want)
+        g_error ("'%s' / '%s': mlp %d, want %d", rows[i].model, rows[i].notes, c->model->mlp,
+                 rows[i].want);
+      /* the tie stays the cell-width rule's: a classic-width MLP, so tied (OLMo 1B's
+       * config: weight_tying true) */
+      if (i == 0)
+        g_assert_true (c->model->tied_embeddings);
+    }
+}
+
 static void
 test_explain_unresolved (void)
 {
@@ -6261,5 +6295,6 @@ main (int argc, char **argv)
   g_test_add_func ("/results/mapping/explain-power-limited", test_explain_power_limited);
   g_test_add_func ("/results/mapping/hybrid-mamba-model", test_hybrid_mamba_model);
   g_test_add_func ("/results/mapping/vocab-thousands", test_vocab_thousands);
+  g_test_add_func ("/results/mapping/gated-mlp-named", test_gated_mlp_named);
   return g_test_run ();
 }
