@@ -1133,6 +1133,11 @@ static const struct {
   { "easylm", "maxtext", FALSE, NULL },    /* JAX / Flax (pjit) */
   { "axlearn", "maxtext", FALSE, NULL },   /* Apple's JAX trainer */
   { "megatron", "megatron-core", FALSE, NULL },
+  /* AMD's Primus (AMD-AGI/Primus README: a training framework over Megatron and, since
+   * June 2025, TorchTitan backends; its Megatron trainer came first and its quick start
+   * runs it): Megatron-Core where the cell names no TorchTitan backend (a row above reads
+   * "Primus (TorchTitan backend)" as torchtitan) */
+  { "primus", "megatron-core", FALSE, NULL },
   { "mcore", "megatron-core", FALSE, NULL },    /* Megatron-Core's short names ("MCore 0.12") */
   { "m-core", "megatron-core", FALSE, NULL },
   /* torchtune: PyTorch-native, sharded with FSDP2 (its recipes' fully_shard) */

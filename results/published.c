@@ -6303,7 +6303,7 @@ static const char *const framework_names[] = {
   "nemo automodel", "automodel", "nemo", "deepspeed", "gpt-neox", "hai-llm", "torchtitan",
   "torchtune", "fsdp", "fairscale", "metaseq", "ncclx", "llm-foundry", "llm foundry",
   "llmfoundry", "composer", "maxtext", "jax", "pax", "levanter", "t5x", "easylm", "axlearn",
-  "olmo", "litgpt", "lit-gpt", "lightning", "nanotron", "picotron", "hugging face",
+  "olmo", "litgpt", "lit-gpt", "lightning", "nanotron", "picotron", "primus", "hugging face",
   "huggingface", "hf transformers", "hf trainer", "accelerate", "pytorch", NULL };
 
 /* The framework cell as every rule reads it (computed once into c->framework_read): the

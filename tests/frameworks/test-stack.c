@@ -287,6 +287,10 @@ test_semantics (void)
   g_assert_no_error (zerr);
   g_assert_false (per_step->zero2_grad_per_microbatch);
   g_assert_cmpstr (fw_stack_preset_for_text ("HAI-LLM (DeepSeek in-house)"), ==, "hai-llm");
+  /* AMD's Primus: its Megatron backend, unless the cell names TorchTitan (it was not
+   * recognised: the default stack, said so) */
+  g_assert_cmpstr (fw_stack_preset_for_text ("Primus v25.10"), ==, "megatron-core");
+  g_assert_cmpstr (fw_stack_preset_for_text ("Primus (TorchTitan backend)"), ==, "torchtitan");
   /* Meta's Llama 3 stack as the paper states it (Sec. 3.3.2): FSDP that keeps parameters
    * after the forward (SHARD_GRAD_OP) and reduce-scatters in fp32 in every backward (FSDP's
    * default outside no_sync), asynchronous pipeline exchanges (dataflow, no device
