@@ -397,6 +397,8 @@ res_pub_moe_parse (const char *cell, ResPubMoe *out, char **why)
           g_autoptr (GError) err = NULL;
           if (g_ascii_strcasecmp (value, "full") == 0)
             out->cuda_graph_layer = TRUE;
+          else if (g_ascii_strcasecmp (value, "none") == 0)
+            ;   /* said off: no graphs (it was refused as an unknown scope) */
           else if (!plan_cuda_graph_scope_parse (list, &tmp, &err))
             ok = refuse (why, "cuda_graph '%s': %s (or full: each whole layer)", value,
                          err->message);

@@ -1870,6 +1870,28 @@ nic_count_before (const char *cl, const char *fig, const char *fig_end)
   return 0;
 }
 
+/* Whether NICs named in the plural follow a figure (`a`, lower case) before its scope
+ * word: past the fabric's and the NICs' make words ("ConnectX-7", "InfiniBand", "NDR"),
+ * "nics", "hcas", "adapters" or "ports" before a "per " */
+static gboolean
+plural_nics_follow (const char *a)
+{
+  static const char *const plural[] = { "nics", "hcas", "adapters", "ports" };
+  const char *from = a;
+  while (*a != '\0' && a - from < 48 && g_ascii_strncasecmp (a, "per ", 4) != 0)
+    {
+      if (a == from || a[-1] == ' ')
+        for (guint i = 0; i < G_N_ELEMENTS (plural); i++)
+          if (g_ascii_strncasecmp (a, plural[i], strlen (plural[i])) == 0
+              && !g_ascii_isalnum (a[strlen (plural[i])]))
+            return TRUE;
+      if (!(g_ascii_isalnum (*a) || *a == ' ' || *a == '-'))
+        return FALSE;
+      a++;
+    }
+  return FALSE;
+}
+
 double
 res_pub_network_gbps_per_gpu (const char *network, guint64 node, double preset_gbps,
                               char **how)
@@ -2077,6 +2099,13 @@ res_pub_network_gbps_per_gpu (const char *network, guint64 node, double preset_g
           scope = preset_gbps > 0 && node > 1 && fabs (v / preset_gbps - 1.0) < 0.01
                   && !node_said ? 4 : 2;
         }
+      /* a figure before NICs named in the plural a node, with no count ("400 Gb/s
+       * ConnectX-7 NICs per node", "400 Gb/s NICs per node"): each NIC's rate, so where it
+       * is the preset's own NIC a GPU, the preset's NICs (it read as the node's, 50 Gb/s a
+       * GPU, or the model number as the count: regression audit of 7 Dec) */
+      if (scope == 2 && count == 1 && preset_gbps > 0 && node > 1
+          && fabs (one_nic / preset_gbps - 1.0) < 0.01 && plural_nics_follow (low + end_pos))
+        scope = 4;
       if (scope == 3 || scope == 4)
         out = one_nic;
       else if (scope == 1)
@@ -2344,6 +2373,18 @@ vocab_in_thousands (const char *cell, gint64 *out)
   if (!(v >= 1 && v <= 1e4))
     return FALSE;
   *out = (gint64) llround (v * 1000);
+  /* the exact count in the bracket after it, where it is that size ("256K (262144)",
+   * "128k (128,256)"; the regression audit of 7 Dec: read as the round thousands) */
+  if (*end == '(')
+    {
+      const char *close = strchr (end, ')');
+      g_autofree char *inner = close != NULL ? g_strndup (end + 1, (gsize) (close - end - 1))
+                                             : NULL;
+      gint64 exact = 0;
+      if (inner != NULL && cell_count (inner, &exact)
+          && fabs ((double) exact / (v * 1000) - 1) < 0.05)
+        *out = exact;
+    }
   return TRUE;
 }
 
@@ -4011,6 +4052,21 @@ names_zero_stage_1_to_3 (const char *text)
   return FALSE;
 }
 
+/* Whether a sharding cell names ZeRO stage 0 first and nothing that shards or offloads
+ * beside it: no stage 1-3 ("ZeRO-0/1", "stage 1 in the final run"), no FSDP scheme
+ * (NVIDIA's tables' "FSDP 1 (...; ZeRO 0: n/a)"), no distributed optimizer, no offload.
+ * Where any is named the cell keeps the reading it had before stage 0 was read
+ * (regression audit of 7 Dec: "ZeRO-0 + Megatron distributed optimizer" read none) */
+static gboolean
+zero_stage_0_only (const char *text)
+{
+  static const char *const others[] = { "distributed optimizer", "distributed_optimizer",
+                                        "distributed-optimizer", "offload", "zero-0/",
+                                        "zero0/", "zero 0/", NULL };
+  return zero_stage_in (text) == 0 && !names_zero_stage_1_to_3 (text) && stage_n_in (text) <= 0
+         && !names_fsdp_scheme (text) && !contains_any_ci (text, others);
+}
+
 /* A ZeRO-1 or ZeRO-2 named (zero_stage_in: "ZeRO-2", "ZeRO 1", "zero2", "ZeRO stage 2")
  * and not said off (sharding_negated: "no ZeRO" names none) */
 static gboolean
@@ -4745,8 +4801,7 @@ map_sharding (ResPublishedCase *c, const char *text, const char *framework, cons
         *out = unstated_sharding (c, framework, notes);
     }
   else if (sharding_negated (t)
-           || (zero_stage_in (shown) == 0 && !names_zero_stage_1_to_3 (shown)
-               && !names_fsdp_scheme (shown)))
+           || zero_stage_0_only (shown))
     /* ... or ZeRO stage 0 named first, in the cell as written ("ZeRO-0 (we opted for
      * ZeRO-0, meaning no optimizer state sharding)", SmolLM3): ZeRO off, nothing sharded.
      * Its gloss's "no" took the ZeRO for said off, and the "optimizer state sharding" left
@@ -5486,11 +5541,12 @@ offload_layer_count (const char *t)
 {
   /* Megatron's key, and the label people write for it ("CPU Offloading Layers: 5",
    * Together AI's reports of the dgxc recipes: it was refused as offloading without a
-   * layer count, or dropped after a "not stated"; audit of 7 Dec) */
+   * layer count, or dropped after a "not stated"; audit of 7 Dec). Not a bare "offloaded
+   * layers: N", which may be weights' (the regression audit's "offloaded layers: 3
+   * (weights)" read as 3 recomputed layers) */
   static const char *const keys[] = { "cpu_offloading_num_layers", "cpu-offloading-num-layers",
                                       "cpu offloading num layers", "cpu_offloading_layers",
-                                      "cpu offloading layers", "offloading layers",
-                                      "offloaded layers", "offload layers", NULL };
+                                      "cpu offloading layers", NULL };
   g_autofree char *low = g_ascii_strdown (t, -1);
   for (guint i = 0; keys[i] != NULL; i++)
     for (const char *k = strstr (low, keys[i]); k != NULL; k = strstr (k + 1, keys[i]))

@@ -1641,6 +1641,15 @@ test_network_bandwidth (void)
     { "200 Gb/s InfiniBand between nodes, which all 8 GPUs share", 200, 25 },
     { "200 Gb/s InfiniBand between nodes; 1 NIC/node", 200, 25 },
     { "NVLink 600 GB/s aggregate; 200 Gb/s HDR InfiniBand inter-node", 200, 200 },
+    /* NICs in the plural a node with no count, each at the preset's own NIC rate: the
+     * preset's NICs (the regression audit of 7 Dec: "400 Gb/s ConnectX-7 NICs per node"
+     * read 7 NICs, then the node's 50 Gb/s a GPU); at another rate the node's, as before;
+     * and "per node" with no plural NICs stays the node's */
+    { "InfiniBand, 400 Gb/s ConnectX-7 NICs per node", 400, 400 },
+    { "400 Gb/s NICs per node", 400, 400 },
+    { "HDR 200 Gb/s ConnectX-6 HCAs per node", 200, 200 },
+    { "HDR 200 Gb/s ConnectX-6 NICs per node", 400, 25 },
+    { "400 Gb/s per node", 400, 50 },
   };
   for (guint i = 0; i < G_N_ELEMENTS (linked); i++)
     {
@@ -2328,13 +2337,15 @@ test_vocab_thousands (void)
   static const struct { const char *vocab; gint64 want; } rows[] = {
     { "250k", 250000 }, { "32K", 32000 }, { "128 k (Llama 3 tokenizer)", 128000 },
     { "50257", 50257 }, { "250k tokens", 0 },
+    /* the exact count in the bracket where it is that size */
+    { "256K (262144)", 262144 }, { "128k (128,256)", 128256 }, { "32k (see notes)", 32000 },
   };
   for (guint i = 0; i < G_N_ELEMENTS (rows); i++)
     {
       g_autofree char *text = g_strdup_printf (
         "row_id,model,gpu_type,n_gpus,n_layers,hidden,n_heads,vocab,seq_len,tp,pp,"
         "global_batch,step_time_s\n"
-        "1,GPT,H100-SXM-80GB,8,16,1024,16,%s,1024,1,1,64,1.0\n", rows[i].vocab);
+        "1,GPT,H100-SXM-80GB,8,16,1024,16,\"%s\",1024,1,1,64,1.0\n", rows[i].vocab);
       g_autoptr (ResPublishedCase) c = case_of (text);
       if (rows[i].want == 0)
         {

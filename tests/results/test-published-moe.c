@@ -87,6 +87,7 @@ test_parse_good (void)
   static const struct { const char *cell; PlanCudaGraphImpl impl; guint scope; } cg[] = {
     { "cuda_graph=full_iteration", PLAN_CG_IMPL_LOCAL, PLAN_CG_FULL_ITERATION },
     { "cuda_graph=full", PLAN_CG_IMPL_TRANSFORMER_ENGINE, 0 },
+    { "cuda_graph=none", PLAN_CG_IMPL_NONE, 0 },
   };
   for (guint i = 0; i < G_N_ELEMENTS (cg); i++)
     {
@@ -98,7 +99,7 @@ test_parse_good (void)
       res_pub_moe_plan (&m, 8, &p);
       g_assert_cmpint (p.cuda_graph_impl, ==, cg[i].impl);
       g_assert_cmpuint (p.cuda_graph_scope, ==, cg[i].scope);
-      g_assert_true (plan_cuda_graph_moe (&p));
+      g_assert_true (plan_cuda_graph_moe (&p) == (cg[i].impl != PLAN_CG_IMPL_NONE));
       plan_clear (&p);
       res_pub_moe_clear (&m);
     }
