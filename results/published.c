@@ -2348,6 +2348,27 @@ names_gated_mlp (const char *text)
   return FALSE;
 }
 
+/* The size a vocabulary cell says it was padded to ("50k BPE, padded to 50304", as
+ * Megatron pads the embedding to a multiple of 128 x TP): that size, which the embedding
+ * and output layers have (the cell was refused as missing its vocab) */
+static gboolean
+vocab_padded_to (const char *cell, gint64 *out)
+{
+  g_autofree char *low = g_ascii_strdown (cell != NULL ? cell : "", -1);
+  const char *p = strstr (low, "padded to");
+  if (p == NULL)
+    return FALSE;
+  p += strlen ("padded to");
+  while (*p == ' ')
+    p++;
+  g_autofree char *rest = g_strdup (p);
+  char *e = rest;
+  while (g_ascii_isdigit (*e) || *e == ',')
+    e++;
+  *e = '\0';
+  return cell_count (rest, out) && *out >= 1000;
+}
+
 /* A vocabulary written in thousands ("250k", "32K", "128 k", alone or before a bracket):
  * that many thousand tokens, as the sources round them (BLOOM's 250,880 is "250k"); the
  * row was skipped as missing its vocab (audit of 7 Dec). The output layer's share of a
@@ -2398,6 +2419,7 @@ map_model (ResPublishedCase *c, const ResCsv *csv, guint row, guint64 *seq_out)
   for (guint i = 0; i < G_N_ELEMENTS (required); i++)
     if (!(i == 4 ? cell_seq_len (seq_cell (csv, row), &v[i])
                  : cell_count (get (csv, row, required[i]), &v[i]))
+        && !(i == 3 && vocab_padded_to (get (csv, row, "vocab"), &v[i]))
         && !(i == 3 && vocab_in_thousands (get (csv, row, "vocab"), &v[i]))
         && !(i == 3 && (v[i] = default_vocab (c, framework_cell (c, csv, row))) > 0))
       g_string_append_printf (missing, "%s%s", missing->len ? ", " : "", required[i]);
@@ -6488,7 +6510,10 @@ map_recompute_as (ResPublishedCase *c, const char *text, const char *whole, cons
   g_autofree char *q = recompute_answer_qualified (t, &yes);   /* "yes (full)" */
   /* activation offloading named and not said off (offload_said_off: "selective (w/o CPU
    * offload)", "yes (no offloading)" were skipped as offloading without a layer count) */
-  const gboolean offload = contains_ci (t, "offload") && !offload_said_off (t);
+  /* (a count of 0 is offloading said off: "selective; CPU Offloading Layers: 0" was
+   * refused as offloading without a layer count; regression audit of 7 Dec) */
+  const gboolean offload = contains_ci (t, "offload") && !offload_said_off (t)
+                           && offload_layer_count (t) != 0;
   if (cell_unstated (t))
     *t = '\0';
   if (*t == '\0')

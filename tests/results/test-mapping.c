@@ -2339,6 +2339,8 @@ test_vocab_thousands (void)
     { "50257", 50257 }, { "250k tokens", 0 },
     /* the exact count in the bracket where it is that size */
     { "256K (262144)", 262144 }, { "128k (128,256)", 128256 }, { "32k (see notes)", 32000 },
+    /* the size it says it was padded to */
+    { "50k BPE, padded to 50304", 50304 }, { "50257 (padded to 50,304)", 50257 },
   };
   for (guint i = 0; i < G_N_ELEMENTS (rows); i++)
     {
@@ -3129,6 +3131,12 @@ test_recompute (void)
                  off[i].text, c->ready, c->plan.recompute, c->plan.cpu_offload_layers,
                  off[i].layers, c->skip_reason ? c->skip_reason : "");
     }
+  /* a count of 0 is no offloading: the kind beside it stands (it was refused as
+   * offloading without a layer count) */
+  g_autoptr (ResPublishedCase) zero_off = rc_row ("selective; CPU Offloading Layers: 0", "");
+  g_assert_true (zero_off->ready);
+  g_assert_cmpint (zero_off->plan.recompute, ==, PLAN_RECOMPUTE_SELECTIVE);
+  g_assert_cmpint (zero_off->plan.cpu_offload_layers, ==, 0);
   /* as many layers as the model has: Megatron refuses it, and so does the plan */
   g_autoptr (ResPublishedCase) all = rc_row ("activations of 16 layers offloaded", "");
   g_assert_false (all->ready);
