@@ -2376,19 +2376,16 @@ vocab_padded_to (const char *cell, gint64 *out)
 static gboolean
 vocab_in_thousands (const char *cell, gint64 *out)
 {
-  const char *p = cell;
-  while (g_ascii_isspace (*p))
-    p++;
-  if (!g_ascii_isdigit (*p))
+  double v;
+  const char *end = leading_number (cell, &v);
+  /* the magnitude letter the other columns read (magnitude_suffix), decimal k only */
+  if (end == NULL || magnitude_suffix (end) != 'k')
     return FALSE;
-  char *end = NULL;
-  const double v = g_ascii_strtod (p, &end);
+  end += end[0] == ' ' ? 2 : 1;
+  if (*end == 'i' || *end == 'I')
+    return FALSE;   /* "Ki" */
   while (*end == ' ')
     end++;
-  if ((*end != 'k' && *end != 'K') || g_ascii_isalnum (end[1]))
-    return FALSE;
-  for (end++; *end == ' '; end++)
-    ;
   if (*end != '\0' && *end != '(' && *end != ',' && *end != ';')
     return FALSE;
   if (!(v >= 1 && v <= 1e4))
