@@ -809,7 +809,7 @@ show_framework (const char *name, gboolean json)
   g_autofree char *wcast = s->fp8_weight_cast_bytes > 0
                             ? g_strdup_printf (",weight-cast%gB", s->fp8_weight_cast_bytes)
                             : g_strdup ("");
-  g_autofree char *fp8 = g_strdup_printf ("%s/%s/cast%g,compiled%g%s%s%s%s%s%s%s%s%s%s%s",
+  g_autofree char *fp8 = g_strdup_printf ("%s/%s/cast%g,compiled%g%s%s%s%s%s%s%s%s%s%s%s%s",
                                           fw_fp8_ops_name (s->fp8_ops),
                                           fw_scaling_name (s->fp8_scaling), s->fp8_cast_passes,
                                           s->fp8_cast_passes_compiled,
@@ -821,8 +821,11 @@ show_framework (const char *name, gboolean json)
                                           wcast, s->fp8_output_bf16 ? ",output-bf16" : "",
                                           s->fp8_moe_act_input ? ",moe-act-input-fp8" : "",
                                           s->fp8_attn_out_e5m6 ? ",attn-out-e5m6" : "",
-                                          s->fp8_moe_dispatch ? ",moe-dispatch-fp8" : "");
+                                          s->fp8_moe_dispatch ? ",moe-dispatch-fp8" : "",
+                                          s->fp8_param_gather ? ",fp8-weights" : "");
   ROW ("fp8", fp8);
+  if (s->fp8_param_gather)
+    ROW ("fp8.param_gather", "fp8");
   g_autofree char *chunk = s->default_pp_chunk_slots > 0
                            ? g_strdup_printf (",%d-layer-chunks", s->default_pp_chunk_slots)
                            : g_strdup ("");

@@ -223,7 +223,7 @@ static const char *const fp8_keys[] = { "ops", "scaling", "cast_passes", "compil
                                         "tp_all_gather", "gemm_rate", "casts",
                                         "weight_cast_bytes", "output_layer", "fast_accum",
                                         "moe_act_input", "attn_out_input", "moe_dispatch",
-                                        "norm_amax", NULL };
+                                        "norm_amax", "param_gather", NULL };
 static const char *const tp_ag_names[] = { "bf16", "fp8", NULL };
 static const char *const fp8_rate_names[] = { "fitted", "kernel", NULL };
 static const char *const fp8_cast_names[] = { "per_gemm", "per_operand", NULL };
@@ -521,6 +521,7 @@ fw_stack_new_from_data (const char *data, gssize length, const char *source, GEr
       int out = s->fp8_output_bf16 ? 1 : 0, fa = s->fp8_fast_accum_fwd ? 1 : 0;
       int act_in = s->fp8_moe_act_input ? 1 : 0, attn_out = s->fp8_attn_out_e5m6 ? 1 : 0;
       int disp = s->fp8_moe_dispatch ? 1 : 0, namax = s->fp8_norm_amax_fused ? 1 : 0;
+      int pg = s->fp8_param_gather ? 1 : 0;
       if (!check_keys (sub, fp8_keys, &ws, error)
           || !get_enum (sub, "ops", fp8_ops_names, &ops, FALSE, &ws, error)
           || !get_enum (sub, "scaling", scaling_names, &sc, FALSE, &ws, error)
@@ -532,6 +533,7 @@ fw_stack_new_from_data (const char *data, gssize length, const char *source, GEr
           || !get_bool (sub, "blockwise", &s->blockwise, &ws, error)
           || !get_bool (sub, "rowwise", &s->rowwise, &ws, error)
           || !get_enum (sub, "tp_all_gather", tp_ag_names, &ag, FALSE, &ws, error)
+          || !get_enum (sub, "param_gather", tp_ag_names, &pg, FALSE, &ws, error)
           || !get_enum (sub, "gemm_rate", fp8_rate_names, &rate, FALSE, &ws, error)
           || !get_enum (sub, "casts", fp8_cast_names, &casts, FALSE, &ws, error)
           || !get_num (sub, "weight_cast_bytes", 0, 64, &s->fp8_weight_cast_bytes, FALSE, &ws,
@@ -548,6 +550,7 @@ fw_stack_new_from_data (const char *data, gssize length, const char *source, GEr
       s->fp8_attn_out_e5m6 = attn_out == 1;
       s->fp8_moe_dispatch = disp == 1;
       s->fp8_tp_all_gather = ag == 1;
+      s->fp8_param_gather = pg == 1;
       s->fp8_kernel_rate = rate == 1;
       s->fp8_cast_per_operand = casts == 1;
       s->fp8_output_bf16 = out == 1;
@@ -1291,6 +1294,7 @@ fw_stack_to_json (const FwStack *s, JsonBuilder *b)
   B ("blockwise", s->blockwise);
   B ("rowwise", s->rowwise);
   S ("tp_all_gather", tp_ag_names[s->fp8_tp_all_gather ? 1 : 0]);
+  S ("param_gather", tp_ag_names[s->fp8_param_gather ? 1 : 0]);
   S ("gemm_rate", fp8_rate_names[s->fp8_kernel_rate ? 1 : 0]);
   S ("casts", fp8_cast_names[s->fp8_cast_per_operand ? 1 : 0]);
   D ("weight_cast_bytes", s->fp8_weight_cast_bytes);

@@ -237,6 +237,9 @@ typedef struct {
                                          * the eager figure when the file gives none */
   gboolean      fp8_tp_all_gather;      /* TP all-gathers carry fp8 (the cast runs before the
                                          * gather; reduce-scatters stay bf16) */
+  gboolean      fp8_param_gather;       /* per-tensor FP8 recipes keep the linear weights in
+                                         * fp8 and the distributed optimizer gathers them in
+                                         * fp8 (Megatron's --fp8-param-gather) */
   gboolean      fp8_kernel_rate;        /* FP8 GEMMs at the GEMM kernel's rate (BF16's fitted
                                          * fraction of the MAMF, on the FP8 MAMF: a stack that
                                          * calls the scaled GEMM directly), not the FP8 rate

@@ -1161,6 +1161,20 @@ plan_memory_compute_full (const ModelSpec *model, const Plan *plan, const TopoCl
       if (moe_layers > 0)
         unit = moe_zero3_unit (plan, unit, moe_dense_elems, moe_expert_elems);
       plan_memory_model_states (plan, (double) elems, states);
+      /* fp8 weights (plan_fp8_params, Megatron --fp8-param-gather): a dense layer's linear
+       * weights are Float8Tensors, 1 B each; where FP8 GEMMs take only TN (Hopper) the
+       * tensor keeps a transposed copy for the backward beside it (Transformer Engine's
+       * transpose cache), 2 B as counted above; on a device whose FP8 GEMMs take every
+       * layout (Blackwell) there is none. The embedding, head, norms and the MoE layers'
+       * weights stay at the parameter dtype here. */
+      if (plan_fp8_params (plan) && cluster->device.fp8_any_layout)
+        {
+          const double pb = plan_precision_bytes (plan->param_dtype);
+          const double lin = (double) (layer_elems - mp.norms_per_layer);
+          if (pb > 1 && lin > 0)
+            states[0] -= (double) (layers - moe_layers) * lin * (pb - 1.0)
+                         / plan_param_shards (plan);
+        }
       if (moe_layers > 0 || (last && mtp_n > 0 && mtp_expert > 0))
         {
           /* the experts' states shard over the expert data-parallel group (ZeRO-1/2 over

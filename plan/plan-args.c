@@ -647,6 +647,10 @@ on_flag (const char *option, const char *value, gpointer data, GError **error)
     plan->zero3_grad_copy_in = 1;
   else if (g_str_equal (name, "fsdp-float8-all-gather"))
     plan->fsdp_float8_all_gather = TRUE;
+  else if (g_str_equal (name, "fp8-param-gather"))
+    plan->fp8_param_gather = 1;
+  else if (g_str_equal (name, "no-fp8-param-gather"))
+    plan->fp8_param_gather = 0;
   else if (g_str_equal (name, "pp-lockstep"))
     plan->pp_lockstep = 1;
   else if (g_str_equal (name, "no-batch-p2p-sync"))
@@ -908,6 +912,12 @@ plan_entries_new (PlanArgs *args)
     { "fsdp-float8-all-gather", 0, G_OPTION_FLAG_NO_ARG, G_OPTION_ARG_CALLBACK, CB (on_flag),
       "FP8 plans under ZeRO-3/FSDP: linear weights gathered in fp8 (torchao "
       "enable_fsdp_float8_all_gather)", NULL },
+    { "fp8-param-gather", 0, G_OPTION_FLAG_NO_ARG, G_OPTION_ARG_CALLBACK, CB (on_flag),
+      "FP8 plans (delayed or current scaling): linear weights held in fp8 and gathered in "
+      "fp8 by the distributed optimizer (Megatron-LM --fp8-param-gather; the nemo stack's "
+      "default)", NULL },
+    { "no-fp8-param-gather", 0, G_OPTION_FLAG_NO_ARG, G_OPTION_ARG_CALLBACK, CB (on_flag),
+      "FP8 plans: linear weights held and gathered in the parameter dtype", NULL },
     { "pp-lockstep", 0, G_OPTION_FLAG_NO_ARG, G_OPTION_ARG_CALLBACK, CB (on_flag),
       "Interleaved 1F1B in lock step, as torch.distributed.pipelining runs it (the "
       "torchtitan stack's default)", NULL },

@@ -246,6 +246,13 @@ parse_parallelism (PlanJson *pj, JsonObject *obj, GError **error)
           const char *v = json_get_str (pj, S, key, n, error);
           ok = v != NULL && apply_as_flag (pj, "cp-comm-type", v, error);
         }
+      /* Megatron-LM's --fp8-param-gather, as plan_to_json writes it */
+      else if (g_str_equal (key, "fp8_param_gather"))
+        {
+          gboolean v = FALSE;
+          ok = json_get_bool (pj, S, key, n, &v, error);
+          p->fp8_param_gather = v ? 1 : 0;
+        }
       /* how the pipeline's exchanges run (--pp-lockstep, --no-batch-p2p-sync,
        * --[no-]scatter-gather-tensors-in-pipeline), as plan_to_json writes them */
       else if (g_str_equal (key, "pipeline_lockstep")

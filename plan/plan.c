@@ -42,6 +42,7 @@ plan_init_defaults (Plan *plan)
   plan->zero3_rank_copies = -1;
   plan->zero2_grad_sync = -1;
   plan->tp_all_gather_fp8 = -1;
+  plan->fp8_param_gather = -1;
   plan->tp_grad_rs_whole = -1;
   plan->tp_seq_copies = -1;
   plan->pp_grad_after_stage = -1;
@@ -593,6 +594,23 @@ plan_shard_group (const Plan *plan)
   return dp * plan->cp;
 }
 
+gboolean
+plan_fp8_params (const Plan *plan)
+{
+  g_return_val_if_fail (plan != NULL, FALSE);
+  /* Megatron-LM's --fp8-param-gather is Transformer Engine's fp8_model_init: a
+   * Float8Tensor per linear weight, quantized with one scale per tensor, so a delayed or
+   * current-scaling recipe (an MXFP8 weight needs a rowwise and a columnwise copy, each
+   * block-scaled; the stacks that set it for MXFP8 reuse the gradient buffer for the
+   * gather, which is not modelled: bf16 here). Under ZeRO-3 / FSDP the gather is the
+   * stack's own (fsdp_float8_all_gather). */
+  return plan->fp8_param_gather > 0 && plan->compute_dtype == PLAN_PREC_FP8
+         && (plan->fp8_recipe < 0 || plan->fp8_recipe == FW_SCALING_DELAYED
+             || plan->fp8_recipe == FW_SCALING_CURRENT)
+         && (plan->sharding == PLAN_SHARD_NONE || plan->sharding == PLAN_SHARD_ZERO1
+             || plan->sharding == PLAN_SHARD_ZERO2);
+}
+
 int
 plan_param_shards (const Plan *plan)
 {
@@ -1055,6 +1073,8 @@ plan_to_json (const Plan *plan, JsonBuilder *b)
   SET_STR ("rank_order", plan->rank_order);
   /* how the pipeline's exchanges run, where the plan or its stack says (-1: the stack's,
    * not yet applied: left out) */
+  if (plan->fp8_param_gather >= 0)
+    SET_BOOL ("fp8_param_gather", plan->fp8_param_gather == 1);
   if (plan->pp_lockstep >= 0)
     SET_BOOL ("pipeline_lockstep", plan->pp_lockstep == 1);
   if (plan->pp_p2p_sync >= 0)

@@ -323,6 +323,13 @@ typedef struct {
                                    * weights are cast to fp8 on their shard and gathered in
                                    * fp8 (torchao enable_fsdp_float8_all_gather; TorchTitan
                                    * [float8] enable_fsdp_float8_all_gather) */
+  int      fp8_param_gather;      /* FP8 plans with a per-tensor recipe (delayed, current
+                                   * scaling) and a replicated or ZeRO-1/2 model: 1 the
+                                   * linear weights are held in fp8 and the distributed
+                                   * optimizer gathers them in fp8 (Megatron-LM
+                                   * --fp8-param-gather; on by default in NeMo 2's and
+                                   * Megatron-Bridge's FP8 recipes), 0 in the param dtype;
+                                   * -1 the stack's (sim_predict fills it) */
   int      tp_all_gather_fp8;     /* FP8 plans: 1 the TP all-gathers carry fp8 (torchao
                                    * Float8 tensor parallelism casts before gathering), 0
                                    * bf16; -1 the stack's (sim_predict fills it) */
@@ -784,6 +791,9 @@ guint       plan_precision_bytes (PlanPrecision p);    /* 4, 2, 2, 1 */
 
 /* Shards over which parameters / gradients / optimizer states are split (1 = replicated
  * on every DP rank). */
+/* Are the linear weights held in fp8 (fp8_param_gather set, FP8 GEMMs with a per-tensor
+ * recipe, the model replicated or ZeRO-1/2)? */
+gboolean plan_fp8_params (const Plan *plan);
 int plan_param_shards (const Plan *plan);
 int plan_grad_shards  (const Plan *plan);
 int plan_optim_shards (const Plan *plan);

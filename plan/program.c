@@ -1992,8 +1992,18 @@ sync_disarm (Builder *bd)
 typedef struct {
   int    first_layer, n_layers;   /* model layers in the bucket (may include embedding) */
   double params;                  /* local parameters */
+  double fp8_params;              /* of them, held in fp8 (plan_fp8_params) */
   int    chunk;
 } Bucket;
+
+/* Bytes of a bucket's parameters as the distributed optimizer gathers them: the fp8
+ * weights (Megatron --fp8-param-gather) 1 B each, the rest in the parameter dtype */
+static double
+bucket_gather_bytes (const Bucket *bk, const Plan *p)
+{
+  return (bk->params - bk->fp8_params) * plan_precision_bytes (p->param_dtype)
+         + bk->fp8_params;
+}
 
 /* Buckets in backward order (last layer first) per chunk, each at least bucket_bytes of
  * gradients (Megatron DDP: --ddp-bucket-size, default 40M elements). */
@@ -2028,10 +2038,13 @@ make_buckets (Builder *bd, const double *per_layer, gboolean dense)
           cur.first_layer = l;
           cur.n_layers++;
           cur.params += per_layer[l];
+          if (dense)
+            cur.fp8_params += bd->layer_fp8_params_local[l];
           if (cur.params >= limit)
             {
               g_array_append_val (buckets, cur);
               cur.params = 0;
+              cur.fp8_params = 0;
               cur.n_layers = 0;
             }
         }
@@ -2281,7 +2294,7 @@ build_stage (Builder *bd, const ProgSchedOps *sched)
       {
         Bucket *bk = &g_array_index (buckets, Bucket, i);
         gint32 ag = coll (bd, PROG_STREAM_DP, PROG_COMM_DP, PLAN_COLL_ALL_GATHER, grad_axis,
-                          bk->params * plan_precision_bytes (p->param_dtype),
+                          bucket_gather_bytes (bk, p),
                           PROG_PHASE_OPTIMIZER, -1, bk->chunk, bk->first_layer, -1, -1);
         for (int l = bk->first_layer; l < bk->first_layer + bk->n_layers && l < L; l++)
           bd->param_ag_of_layer[l] = ag;
@@ -2629,7 +2642,7 @@ build_stage (Builder *bd, const ProgSchedOps *sched)
       {
         Bucket *bk = &g_array_index (buckets, Bucket, i);
         coll (bd, PROG_STREAM_DP, PROG_COMM_DP, PLAN_COLL_ALL_GATHER, grad_axis,
-              bk->params * plan_precision_bytes (p->param_dtype), PROG_PHASE_OPTIMIZER, -1,
+              bucket_gather_bytes (bk, p), PROG_PHASE_OPTIMIZER, -1,
               bk->chunk, bk->first_layer, last, -1);
       }
   if (dist_opt && !p->overlap_param_gather)
@@ -2809,7 +2822,8 @@ prog_program_new (const ModelSpec *model, const Plan *plan, const PlanLayout *la
         /* torchao's enable_fsdp_float8_all_gather (torchtitan docs/float8.md: "cast
          * Float8Linear.weight from high precision to float8 before FSDP all-gather"): a
          * dense layer's linear weights (with their biases, where a model has them) */
-        if (plan->fsdp_float8_all_gather && prog->compute_dtype == TOPO_DTYPE_FP8)
+        if ((plan->fsdp_float8_all_gather && prog->compute_dtype == TOPO_DTYPE_FP8)
+            || plan_fp8_params (plan))
           bd.layer_fp8_params_local[l] = linear / bd.t;
       }
   bd.embed_params_local = (double) mp.input_embedding / bd.t;

@@ -324,17 +324,36 @@ res_published_explain (const ResCsv *csv, guint row, const ResPublishedCase *c)
                                                                                : "bf16",
                                                      c->fsdp_ag_why)
                                   : g_strdup ("");
+      /* the linear weights in fp8 (Megatron --fp8-param-gather): said by a cell, or the
+       * stack's default as sim_plan_apply_stack fills it */
+      Plan filled = *p;
+      if (filled.fp8_param_gather < 0 && c->stack->fp8_param_gather
+          && filled.compute_dtype == PLAN_PREC_FP8)
+        {
+          const int r = filled.fp8_recipe >= 0 ? filled.fp8_recipe : (int) c->stack->fp8_scaling;
+          if (r == FW_SCALING_DELAYED || r == FW_SCALING_CURRENT)
+            filled.fp8_param_gather = 1;
+        }
+      const char *wfp8 = plan_fp8_params (&filled) ? "; linear weights held and gathered in fp8"
+                         : p->fp8_param_gather == 0 && c->fp8_param_why != NULL
+                         ? "; weights held and gathered in bf16" : "";
+      g_autofree char *wfp8_why
+        = g_strdup_printf ("%s%s%s%s", wfp8, *wfp8 != '\0' ? " (" : "",
+                           *wfp8 == '\0' ? ""
+                           : c->fp8_param_why != NULL ? c->fp8_param_why
+                           : "the stack's fp8_param_gather",
+                           *wfp8 != '\0' ? ")" : "");
       if (!READ (RES_PUB_READ_ALL))
         UNREAD ("precision");
       else
-        LINE ("precision", "%s%s%s%s%s%s", prec_name (p->compute_dtype),
+        LINE ("precision", "%s%s%s%s%s%s%s", prec_name (p->compute_dtype),
               p->compute_dtype == PLAN_PREC_FP8
                 ? (c->fp8_attention ? " GEMMs and attention" : " GEMMs, attention bf16")
                 : p->compute_dtype == PLAN_PREC_FP4
                 ? " (NVFP4 recipe: layer linears in FP4; output layer, router, attention bf16)"
                 : "",
               recipe != NULL ? recipe : "", c->precision_why != NULL ? "; " : "",
-              c->precision_why != NULL ? c->precision_why : "", gather);
+              c->precision_why != NULL ? c->precision_why : "", gather, wfp8_why);
       if (!READ (RES_PUB_READ_ALL))
         UNREAD ("notes");
       else

@@ -5677,6 +5677,72 @@ tp_comm_overlap_key_off (const char *t)
   return FALSE;
 }
 
+/* What a text says of Megatron-LM's --fp8-param-gather (NeMo's and Megatron-Bridge's
+ * fp8_param_gather, NeMo 1's fp8_params, Megatron-Bridge's fp8_param): 1 where it names
+ * the key with a true value or as a bare flag ("--fp8-param-gather", "fp8_param_gather=True",
+ * "fp8_params: true", "fp8_params = FP8" as the NeMo launcher rows list it, "fp8_params"),
+ * or names fp8 parameters gathered ("fp8 param gather",
+ * "FP8 parameter all-gather"); 0 where the value is false ("fp8_param_gather=False",
+ * "fp8_params: 0") or the mention is negated ("no fp8_param_gather", "without
+ * --fp8-param-gather"); -1 where it says nothing, or only in a clause about another run
+ * (the words tp_comm_overlap_key_off skips). */
+static int
+fp8_param_gather_said (const char *t)
+{
+  static const char *const keys[] = { "fp8_param_gather", "fp8-param-gather", "fp8_params",
+                                      "fp8_param", "fp8 param gather", "fp8 parameter gather",
+                                      "fp8 param all-gather", "fp8 parameter all-gather",
+                                      NULL };
+  static const char *const ons[] = { "true", "1", "on", "yes", "fp8", NULL };
+  static const char *const offs[] = { "false", "0", "off", "no", "none", NULL };
+  static const char *const elsewhere[] = { "baseline", "ablation", "unlike", "other", "paper",
+                                           "instead", "previous", "earlier", "except", NULL };
+  if (t == NULL || *t == '\0')
+    return -1;
+  g_autofree char *low = g_ascii_strdown (t, -1);
+  int said = -1;
+  for (guint k = 0; keys[k] != NULL; k++)
+    for (const char *p = strstr (low, keys[k]); p != NULL; p = strstr (p + 1, keys[k]))
+      {
+        const gsize n = strlen (keys[k]);
+        /* the key whole: not another key's tail ("mxfp8_params"), nor the head of a
+         * longer one ("fp8_param" in "fp8_param_gather", read by its own entry) */
+        if (p > low && (g_ascii_isalnum (p[-1]) || p[-1] == '_'))
+          continue;
+        if (g_ascii_isalnum (p[n]) || p[n] == '_' || (p[n] == '-' && g_ascii_isalpha (p[n + 1])))
+          continue;
+        g_autofree char *clause = clause_at (low, p, ";.", ";.");
+        if (contains_any_ci (clause, elsewhere))
+          continue;
+        const char *q = p + n;
+        if (*q == '"' || *q == '\'')
+          q++;   /* a quoted key: {"fp8_param_gather": true} */
+        while (*q == ' ')
+          q++;
+        int v = 1;
+        if (*q == '=' || *q == ':')
+          {
+            q++;
+            while (*q == ' ' || *q == '"' || *q == '\'')
+              q++;
+            v = -1;
+            for (guint i = 0; ons[i] != NULL && v < 0; i++)
+              if (g_str_has_prefix (q, ons[i]) && !g_ascii_isalnum (q[strlen (ons[i])]))
+                v = 1;
+            for (guint i = 0; offs[i] != NULL && v < 0; i++)
+              if (g_str_has_prefix (q, offs[i]) && !g_ascii_isalnum (q[strlen (offs[i])]))
+                v = 0;
+            if (v < 0)
+              continue;
+          }
+        else if (negated_before (low, p) || negated_after (q))
+          v = 0;
+        /* a key set off wins over one set on elsewhere in the text */
+        said = said == 0 ? 0 : v;
+      }
+  return said;
+}
+
 /* Whether a recompute cell gives Megatron-LM's (2019-2022) and GPT-NeoX's own flag,
  * --checkpoint-num-layers ("checkpoint_num_layers 1", GLM-130B's Table 11): with
  * --checkpoint-activations every layer is recomputed, in checkpoints of N layers
@@ -8650,6 +8716,26 @@ map_plan (ResPublishedCase *c, const ResCsv *csv, guint row, gint64 global_batch
   if (tp_comm_overlap_key_off (get (csv, row, "notes"))
       || tp_comm_overlap_key_off (framework_cell (c, csv, row)))
     p->tp_comm_overlap = FALSE;
+  /* FP8 weights (Megatron --fp8-param-gather) where a cell names the key: the precision
+   * cell, then the framework cell, then the notes; unsaid, the stack's (nemo: on with
+   * delayed and current scaling, sim_plan_apply_stack) */
+  if (p->compute_dtype == PLAN_PREC_FP8)
+    {
+      static const char *const why[] = { "the precision cell says so",
+                                         "the framework cell says so", "the notes say so" };
+      const char *cells[] = { get (csv, row, "precision"), framework_cell (c, csv, row),
+                              get (csv, row, "notes") };
+      for (guint i = 0; i < G_N_ELEMENTS (cells); i++)
+        {
+          const int said = fp8_param_gather_said (cells[i]);
+          if (said >= 0)
+            {
+              p->fp8_param_gather = said;
+              c->fp8_param_why = why[i];
+              break;
+            }
+        }
+    }
   /* Megatron-FSDP (a Megatron-Bridge row's FSDP column, ZeRO-3 here) runs without
    * gradient-accumulation fusion: every performance config that turns use_megatron_fsdp
    * on sets cfg.model.gradient_accumulation_fusion = False ("Disabled to avoid functional

@@ -634,6 +634,8 @@ typedef struct {
                                        alone does not give it (FSDP said off: the stack's
                                        default; a ZeRO-1 group not modelled); NULL: as the
                                        cell says */
+  const char   *fp8_param_why;      /* static: which cell named --fp8-param-gather
+                                       (plan.fp8_param_gather); NULL: the stack's */
   const char   *fsdp_ag_why;        /* static: which cell said FSDP's weight all-gather
                                        runs in float8 or in bf16 (plan.fsdp_float8_all_
                                        gather); NULL: no cell says, the stack's default */

@@ -737,6 +737,7 @@ sim_cost_options_init_stack (SimCostOptions *o, const TopoCluster *cluster,
   o->zero3_gather_ahead = stack->fsdp_gather_before_reduce;
   o->zero2_grad_per_mb = stack->zero2_grad_per_microbatch;
   o->fp8_tp_all_gather = stack->fp8_tp_all_gather;
+  o->fp8_param_gather = stack->fp8_param_gather;
   o->tp_grad_rs_whole = stack->tp_grad_rs_after_block;
   o->tp_seq_copies = stack->tp_seq_copies;
   o->pp_grad_after_stage = stack->fsdp_pp_grad_after_stage;

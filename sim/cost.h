@@ -226,6 +226,7 @@ typedef struct {
   gboolean zero3_gather_ahead;
   gboolean zero2_grad_per_mb;     /* the stack's ZeRO-2 gradient sync (FwStack) */
   gboolean fp8_tp_all_gather;     /* the stack's FP8 recipe gathers TP activations in fp8 */
+  gboolean fp8_param_gather;      /* ... and keeps the linear weights in fp8 (stack.h) */
   gboolean tp_grad_rs_whole;      /* the stack's TP overlap leaves the backward's input-
                                      gradient reduce-scatter whole (FwStack) */
   gboolean tp_seq_copies;         /* the stack's TP+SP collectives copy their gathered

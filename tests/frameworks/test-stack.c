@@ -153,6 +153,11 @@ test_semantics (void)
   g_assert_false (nemo_fp8->fp8_kernel_rate);
   g_assert_true (nemo_fp8->fp8_output_bf16);
   g_assert_true (nemo_fp8->fp8_cast_per_operand);
+  /* NeMo 2's and Megatron-Bridge's delayed and current-scaling recipes set
+   * fp8_param_gather = True; Megatron-LM's --fp8-param-gather is off unless passed */
+  g_assert_true (nemo_fp8->fp8_param_gather);
+  g_assert_false (mcore->fp8_param_gather);
+  g_assert_false (tt->fp8_param_gather);
   /* XLA rewrites an FP8 dot_general with its scales into one cuBLASLt FP8 matmul
    * (__cublas$lt$matmul$f8), its casts fused (cast_passes 0): MaxText's GEMMs run at the
    * kernel rate, as torchao's torch._scaled_mm does */
@@ -369,6 +374,8 @@ test_bad (void)
       "\"fp8\": {\"weight_cast_bytes\": -2}}", "'fp8.weight_cast_bytes' is -2" },
     { "{\"attention\": \"flash2\", \"fusion\": \"eager\", \"kernel_overhead_us\": 1, "
       "\"fp8\": {\"output_layer\": \"fp16\"}}", "'fp8.output_layer' is 'fp16'" },
+    { "{\"attention\": \"flash2\", \"fusion\": \"eager\", \"kernel_overhead_us\": 1, "
+      "\"fp8\": {\"param_gather\": \"fp16\"}}", "'fp8.param_gather' is 'fp16'" },
     { "{\"attention\": \"flash2\", \"fusion\": \"eager\", \"kernel_overhead_us\": 1, "
       "\"fsdp\": {\"hsdp\": 1}}", "'fsdp.hsdp' must be true or false" },
     { "{\"attention\": \"flash2\", \"fusion\": \"eager\", \"kernel_overhead_us\": 1, "

@@ -562,6 +562,59 @@ test_inflight (void)
   plan_clear (&p);
 }
 
+/* FP8 weights (plan.h fp8_param_gather, Megatron --fp8-param-gather): the small Llama as
+ * in test_first_last_differ (pp 4, 2 layers a stage), FP8 GEMMs. A layer's linear weights
+ * are 3,408,896 - 1,024 norm elements = 3,407,872; on a device whose FP8 GEMMs take every
+ * layout (Blackwell) each is 1 B instead of bf16's 2: a middle stage holds 13,635,584 -
+ * 2 x 3,407,872 = 6,819,840 B of params, stage 0 14,659,584 - 6,815,744 = 7,843,840 (the
+ * embedding stays bf16). On Hopper the fp8 weight keeps its transposed copy (TE's
+ * transpose cache), 2 B as bf16: unchanged; so too with the flag off, with bf16 GEMMs,
+ * with an MXFP8 recipe and under ZeRO-3. Grads and optimizer do not move. */
+static void
+test_fp8_param_gather (void)
+{
+  ModelSpec m;
+  Plan p;
+  TopoCluster c;
+  PlanMemory mem;
+
+  small_llama (&m);
+  small_plan (&p);
+  cluster_with_hbm (&c, 80 * GiB);
+  p.compute_dtype = PLAN_PREC_FP8;
+  p.fp8_param_gather = 1;
+  plan_memory_compute (&m, &p, &c, &mem);
+  g_assert_cmpuint (mem.stages[1].bytes[PLAN_MEM_PARAMS], ==, 13635584);
+  plan_memory_clear (&mem);
+
+  c.device.fp8_any_layout = TRUE;
+  plan_memory_compute (&m, &p, &c, &mem);
+  g_assert_cmpuint (mem.stages[1].bytes[PLAN_MEM_PARAMS], ==, 6819840);
+  g_assert_cmpuint (mem.stages[0].bytes[PLAN_MEM_PARAMS], ==, 7843840);
+  g_assert_cmpuint (mem.stages[0].bytes[PLAN_MEM_GRADS], ==, 29319168);
+  g_assert_cmpuint (mem.stages[0].bytes[PLAN_MEM_OPTIMIZER], ==, 87957504);
+  plan_memory_clear (&mem);
+
+  const struct { int flag; PlanPrecision dtype; int recipe; PlanSharding sh; } same[] = {
+    { 0, PLAN_PREC_FP8, -1, PLAN_SHARD_NONE },
+    { 1, PLAN_PREC_BF16, -1, PLAN_SHARD_NONE },
+    { 1, PLAN_PREC_FP8, FW_SCALING_BLOCK, PLAN_SHARD_NONE },
+    { 1, PLAN_PREC_FP8, FW_SCALING_CURRENT, PLAN_SHARD_ZERO1 },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (same); i++)
+    {
+      p.fp8_param_gather = same[i].flag;
+      p.compute_dtype = same[i].dtype;
+      p.fp8_recipe = same[i].recipe;
+      p.sharding = same[i].sh;
+      plan_memory_compute (&m, &p, &c, &mem);
+      g_assert_cmpuint (mem.stages[1].bytes[PLAN_MEM_PARAMS], ==,
+                        i == 3 ? 6819840 : 13635584);
+      plan_memory_clear (&mem);
+    }
+  plan_clear (&p);
+}
+
 /* The small Llama, pp 4, 2 layers a stage, default precision (bf16 params, fp32 grads,
  * fp32 Adam + master: 2 + 4 + 12 bytes per element), tp 1, no sharding.
  * params: middle stages 2 x 3,408,896 = 6,817,792 elements; stage 0 adds the embedding
@@ -1677,6 +1730,7 @@ main (int argc, char **argv)
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/plan/memory/states-8-bytes", test_states_8_bytes);
   g_test_add_func ("/plan/memory/fp8-saved-inputs", test_fp8_saved_inputs);
+  g_test_add_func ("/plan/memory/fp8-param-gather", test_fp8_param_gather);
   g_test_add_func ("/plan/memory/fsdp-fp32-shards", test_fsdp_fp32_shards);
   g_test_add_func ("/plan/memory/kv-repeated-saved", test_kv_repeated_saved);
   g_test_add_func ("/plan/memory/zero3-100b", test_zero3_100b);

@@ -853,6 +853,9 @@ test_plan_json_round_trip (Fixture *f, gconstpointer data)
     "--gpus 512 --tp 8 --pp 2 --gbs 64 --no-rope-fusion --cross-entropy-fusion-impl te "
     "--cuda-graph-impl local --no-batch-p2p-sync --scatter-gather-tensors-in-pipeline",
     "--gpus 512 --tp 8 --pp 2 --vpp 3 --gbs 64 --pp-lockstep",
+    "--gpus 512 --tp 8 --gbs 64 --precision fp8 --use-distributed-optimizer "
+    "--fp8-param-gather",
+    "--gpus 512 --tp 8 --gbs 64 --precision fp8 --no-fp8-param-gather",
     "--gpus 512 --gbs 512 --sharding zero3 --no-gradient-accumulation-fusion",
     /* GPipe at pp 1 holds every micro-batch's activations: the schedule is kept */
     "--gpus 512 --tp 8 --gbs 256 --schedule GPipe",

@@ -5227,6 +5227,57 @@ test_batch_token_product (void)
     }
 }
 
+/* FP8 weights (Megatron --fp8-param-gather) where a cell names the key, and the nemo
+ * stack's default (on with delayed and current scaling: NeMo 2's and Megatron-Bridge's
+ * FP8 recipes) where none does. A row of the small GPT on 16 H100s, tp 1, dp 16
+ * (ZeRO-1: the distributed optimizer). -1: no cell said, the stack's. */
+static void
+test_fp8_param_gather_said (void)
+{
+  static const struct { const char *prec, *fw, *notes; int want; } rows[] = {
+    { "fp8", "NeMo 25.04", "", -1 },
+    { "fp8 (delayed scaling; fp8_params)", "NeMo 24.09", "", 1 },
+    { "fp8", "NeMo 24.09", "tp_comm_overlap true, NVTE_FUSED_ATTN=0, fp8_params = FP8", 1 },
+    { "fp8", "Megatron-LM", "--fp8-format hybrid --fp8-param-gather", 1 },
+    { "fp8", "Megatron-Bridge", "mixed_precision.fp8_param_gather=False", 0 },
+    { "fp8", "NeMo 2", "{'fp8_param_gather': false}", 0 },
+    { "fp8", "Megatron-LM", "without --fp8-param-gather", 0 },
+    { "fp8", "NeMo 2", "fp8_param: true", 1 },
+    /* another key's tail, a clause about another run: not said */
+    { "fp8", "NeMo 2", "mxfp8_params=True", -1 },
+    { "fp8", "NeMo 2", "the baseline run had fp8_param_gather=False", -1 },
+    /* a bf16 row: not read */
+    { "bf16", "NeMo 2", "fp8_param_gather=True", -1 },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (rows); i++)
+    {
+      g_autofree char *text = g_strdup_printf (
+        "row_id,model,gpu_type,n_gpus,n_layers,hidden,n_heads,vocab,seq_len,tp,pp,"
+        "zero_stage_or_fsdp,precision,framework,notes,global_batch,step_time_s\n"
+        "1,GPT,H100-SXM-80GB,16,16,1024,16,16384,1024,1,1,distributed optimizer,\"%s\","
+        "\"%s\",\"%s\",16,1.0\n", rows[i].prec, rows[i].fw, rows[i].notes);
+      g_autoptr (ResPublishedCase) c = case_of (text);
+      if (!c->ready || c->plan.fp8_param_gather != rows[i].want)
+        g_error ("'%s' / '%s' / '%s': fp8_param_gather %d (%s)", rows[i].prec, rows[i].fw,
+                 rows[i].notes, c->plan.fp8_param_gather,
+                 c->skip_reason ? c->skip_reason : "");
+    }
+  /* the explain line: the stack's default on nemo, the cell's word where one says */
+  g_autofree char *e = explain_one (
+    "row_id,model,gpu_type,n_gpus,n_layers,hidden,n_heads,vocab,seq_len,tp,pp,"
+    "zero_stage_or_fsdp,precision,framework,global_batch,step_time_s\n1,GPT,B200,16,16,1024,"
+    "16,16384,1024,1,1,distributed optimizer,fp8,NeMo 25.04,16,1.0\n");
+  assert_explains (e, "(the stack's delayed recipe); linear weights held and gathered in fp8 "
+                      "(the stack's fp8_param_gather)\n");
+  g_autofree char *off = explain_one (
+    "row_id,model,gpu_type,n_gpus,n_layers,hidden,n_heads,vocab,seq_len,tp,pp,"
+    "zero_stage_or_fsdp,precision,framework,notes,global_batch,step_time_s\n1,GPT,B200,16,16,"
+    "1024,16,16384,1024,1,1,distributed optimizer,fp8,NeMo 25.04,fp8_param_gather=False,16,"
+    "1.0\n");
+  assert_explains (off, "(the stack's delayed recipe); weights held and gathered in bf16 "
+                        "(the notes say so)\n");
+}
+
 /* FSDP's float8 all-gather where a row's notes say so, and only with fp8 GEMMs;
  * TorchTitan's default (off) otherwise. A row of the small GPT on 16 H100s, tp 1, on
  * torchtitan (FSDP: zero3). */
@@ -6286,6 +6337,7 @@ main (int argc, char **argv)
   g_test_add_func ("/results/mapping/micro-batch-labels", test_micro_batch_labels);
   g_test_add_func ("/results/mapping/batch-token-product", test_batch_token_product);
   g_test_add_func ("/results/mapping/fsdp-float8-all-gather", test_fsdp_float8_all_gather);
+  g_test_add_func ("/results/mapping/fp8-param-gather", test_fp8_param_gather_said);
   g_test_add_func ("/results/mapping/fsdp-all-gather-said-off", test_fsdp_all_gather_said_off);
   g_test_add_func ("/results/mapping/torchao-recipe-names", test_torchao_recipe_names);
   g_test_add_func ("/results/mapping/mcore-causal-convention", test_mcore_causal_convention);

@@ -1117,6 +1117,47 @@ test_fsdp_float8_all_gather (void)
                      ==, layer_gather_bytes (PLAN_PREC_BF16, FALSE));
 }
 
+/* The distributed optimizer's parameter gather with fp8 weights (plan.h
+ * fp8_param_gather, Megatron --fp8-param-gather): uniform-8 on 2 ranks under ZeRO-1. Each
+ * layer's linear weights, 12,845,056 (as above), travel at 1 B instead of 2: the step's
+ * DP all-gathers move 8 x 12,845,056 = 102,760,448 B less; the embedding, head and norms
+ * stay bf16. Without the flag, with bf16 GEMMs or with a block-scaled recipe (blockwise),
+ * the same bytes. */
+static double
+zero1_gather_bytes (PlanPrecision dtype, int fp8_pg, int recipe)
+{
+  Case c;
+  case_init_zero3_dp2 (&c, NULL);
+  c.plan.sharding = PLAN_SHARD_ZERO1;
+  c.plan.compute_dtype = dtype;
+  c.plan.fp8_param_gather = fp8_pg;
+  c.plan.fp8_recipe = recipe;
+  g_autoptr (SimPrediction) p = case_predict (&c, FALSE);
+  double bytes = 0;
+  for (guint i = 0; i < p->program->tasks->len; i++)
+    {
+      const ProgTask *t = prog_task (p->program, i);
+      if (t->kind == PROG_TASK_COLL && t->comm == PROG_COMM_DP
+          && t->coll == PLAN_COLL_ALL_GATHER)
+        bytes += t->bytes;
+    }
+  case_clear (&c);
+  return bytes;
+}
+
+static void
+test_fp8_param_gather (void)
+{
+  const double bf16 = zero1_gather_bytes (PLAN_PREC_FP8, 0, -1);
+  g_assert_cmpfloat (bf16, >, 2 * 8 * 12845056.0);
+  g_assert_cmpfloat (zero1_gather_bytes (PLAN_PREC_FP8, 1, -1), ==, bf16 - 102760448.0);
+  g_assert_cmpfloat (zero1_gather_bytes (PLAN_PREC_FP8, 1, FW_SCALING_CURRENT), ==,
+                     bf16 - 102760448.0);
+  g_assert_cmpfloat (zero1_gather_bytes (PLAN_PREC_FP8, 1, FW_SCALING_BLOCKWISE), ==, bf16);
+  g_assert_cmpfloat (zero1_gather_bytes (PLAN_PREC_BF16, 1, -1), ==,
+                     zero1_gather_bytes (PLAN_PREC_BF16, 0, -1));
+}
+
 /* The functional collectives' re-laying copies (plan.h tp_seq_copies; plan/program-blocks.c
  * tp_seq_copy): uniform-8 (hidden 1,024) at TP 2 with SP, one sequence of 2,048 tokens.
  * D: a copy of the whole gathered (or to-be-scattered) 2,048 x 1,024 tensor in bf16,
@@ -2481,6 +2522,7 @@ main (int argc, char **argv)
   g_test_add_func ("/sim/simulate/zero3-gather-ahead", test_zero3_gather_ahead);
   g_test_add_func ("/sim/simulate/tp-all-gather-fp8", test_tp_all_gather_fp8);
   g_test_add_func ("/sim/simulate/fsdp-float8-all-gather", test_fsdp_float8_all_gather);
+  g_test_add_func ("/sim/simulate/fp8-param-gather", test_fp8_param_gather);
   g_test_add_func ("/sim/simulate/tp-grad-rs-whole", test_tp_grad_rs_whole);
   g_test_add_func ("/sim/simulate/pp-grad-after-stage", test_pp_grad_after_stage);
   g_test_add_func ("/sim/simulate/pp-post-backward-wait", test_pp_post_backward_wait);
