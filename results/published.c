@@ -2106,7 +2106,13 @@ res_pub_network_gbps_per_gpu (const char *network, guint64 node, double preset_g
       if (scope == 2 && count == 1 && preset_gbps > 0 && node > 1
           && fabs (one_nic / preset_gbps - 1.0) < 0.01 && plural_nics_follow (low + end_pos))
         scope = 4;
-      if (scope == 3 || scope == 4)
+      /* ... and at another rate than the preset's ("HDR 200 Gb/s ConnectX-6 NICs per node"
+       * on a 400 Gb/s preset): still each NIC's rate, since NICs in the plural do not share
+       * one figure, one a GPU as the rail-optimised presets have them (it read as the
+       * node's, 25 Gb/s a GPU: audit of 7 Dec) */
+      else if (scope == 2 && count == 1 && node > 1 && plural_nics_follow (low + end_pos))
+        scope = 5;
+      if (scope == 3 || scope == 4 || scope == 5)
         out = one_nic;
       else if (scope == 1)
         out = v;
@@ -2117,6 +2123,8 @@ res_pub_network_gbps_per_gpu (const char *network, guint64 node, double preset_g
           g_autofree char *text = g_strstrip (g_strdup (orig));
           *how = scope == 4 ? g_strdup_printf ("'%s': a link's, one NIC a GPU as the "
                                                "preset's", text)
+                 : scope == 5 ? g_strdup_printf ("'%s': each NIC's (NICs in the plural, no "
+                                                 "count), one a GPU", text)
                  : scope == 1 || scope == 3 ? g_strdup_printf ("'%s': a GPU's", text)
                  : g_strdup_printf ("'%s': a node's, over its %" G_GUINT64_FORMAT " GPUs", text,
                                     node);
@@ -2369,7 +2377,8 @@ vocab_padded_to (const char *cell, gint64 *out)
   return cell_count (rest, out) && *out >= 1000;
 }
 
-/* A vocabulary written in thousands ("250k", "32K", "128 k", alone or before a bracket):
+/* A vocabulary written in thousands ("250k", "32K", "128 k", "32k tokens", alone or before
+ * a bracket):
  * that many thousand tokens, as the sources round them (BLOOM's 250,880 is "250k"); the
  * row was skipped as missing its vocab (audit of 7 Dec). The output layer's share of a
  * step moves with it by the rounding only (under 1%). */
@@ -2386,6 +2395,15 @@ vocab_in_thousands (const char *cell, gint64 *out)
     return FALSE;   /* "Ki" */
   while (*end == ' ')
     end++;
+  /* "32k tokens": the vocabulary's own unit (another word after the k is no such count) */
+  if (g_ascii_strncasecmp (end, "token", 5) == 0)
+    {
+      end += 5;
+      if (*end == 's' || *end == 'S')
+        end++;
+      while (*end == ' ')
+        end++;
+    }
   if (*end != '\0' && *end != '(' && *end != ',' && *end != ';')
     return FALSE;
   if (!(v >= 1 && v <= 1e4))

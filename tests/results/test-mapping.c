@@ -1550,7 +1550,9 @@ test_network_bandwidth (void)
     { "Four 400 Gb/s HCAs per node", 8, 200 },
     /* ... and a NIC's model number is no count, after the figure or before it */
     { "eight 400 Gb/s ConnectX-7 NICs per node", 8, 400 },
-    { "400 Gb/s ConnectX-7 NICs per node", 8, 50 },
+    /* (NICs in the plural with no count: each NIC's rate, one a GPU; the node's 50 Gb/s a
+     * GPU before) */
+    { "400 Gb/s ConnectX-7 NICs per node", 8, 400 },
     { "400 Gb/s ConnectX-7 NICs (8 per node)", 8, 400 },
     /* ... not a spelled count of something else */
     { "eight GPUs with 400 Gb/s per node", 8, 50 },
@@ -1643,12 +1645,14 @@ test_network_bandwidth (void)
     { "NVLink 600 GB/s aggregate; 200 Gb/s HDR InfiniBand inter-node", 200, 200 },
     /* NICs in the plural a node with no count, each at the preset's own NIC rate: the
      * preset's NICs (the regression audit of 7 Dec: "400 Gb/s ConnectX-7 NICs per node"
-     * read 7 NICs, then the node's 50 Gb/s a GPU); at another rate the node's, as before;
-     * and "per node" with no plural NICs stays the node's */
+     * read 7 NICs, then the node's 50 Gb/s a GPU); at another rate each NIC's as well,
+     * one a GPU (NICs in the plural share no single figure; it read as the node's, 25 Gb/s
+     * a GPU); and "per node" with no plural NICs stays the node's */
     { "InfiniBand, 400 Gb/s ConnectX-7 NICs per node", 400, 400 },
     { "400 Gb/s NICs per node", 400, 400 },
     { "HDR 200 Gb/s ConnectX-6 HCAs per node", 200, 200 },
-    { "HDR 200 Gb/s ConnectX-6 NICs per node", 400, 25 },
+    { "HDR 200 Gb/s ConnectX-6 NICs per node", 400, 200 },
+    { "100 Gb/s Ethernet NICs per node", 400, 100 },
     { "400 Gb/s per node", 400, 50 },
   };
   for (guint i = 0; i < G_N_ELEMENTS (linked); i++)
@@ -2330,13 +2334,15 @@ test_hybrid_mamba_model (void)
 
 /* A vocabulary in thousands ("250k", BigScience's Jean Zay notes for BLOOM's 250,880) is
  * that many thousand (the row was skipped as missing its vocab); a word after the k is
- * no such count. */
+ * no such count, but for "tokens". */
 static void
 test_vocab_thousands (void)
 {
   static const struct { const char *vocab; gint64 want; } rows[] = {
     { "250k", 250000 }, { "32K", 32000 }, { "128 k (Llama 3 tokenizer)", 128000 },
-    { "50257", 50257 }, { "250k tokens", 0 },
+    { "50257", 50257 }, { "250k merges", 0 },
+    /* ... but its own unit ("32k tokens" was refused: audit of 7 Dec) */
+    { "32k tokens", 32000 }, { "250K tokens (BPE)", 250000 },
     /* the exact count in the bracket where it is that size */
     { "256K (262144)", 262144 }, { "128k (128,256)", 128256 }, { "32k (see notes)", 32000 },
     /* the size it says it was padded to */
