@@ -2637,6 +2637,19 @@ convention_for (const char *text, ModelFlopConvention *out, gboolean *six_n)
       *out = MODEL_FLOPS_PALM;
       *six_n = six_n_only (text);
     }
+  /* MaxText's calculate_tflops_training_per_device (maxtext_utils.py: 6 x the weight
+   * FLOPs of the FFN, QKV / out projections and logits, plus 12 L s h of attention a token;
+   * its later versions halve the attention for causal masks), or PaLM's attention term
+   * spelled out ("12*L*s*h", "12 L s h", "12LHQT"): PaLM's count, the causal one where the
+   * text says the attention is halved for causal masks. The MaxText A3 README's own form
+   * was not recognised and its rows skipped (audit of 7 Dec). */
+  else if (contains_ci (text, "MaxText") || contains_ci (text, "calculate_tflops")
+           || contains_ci (text, "12*L*s*h") || contains_ci (text, "12 L s h")
+           || contains_ci (text, "12LHQT") || contains_ci (text, "12 x L x s x h")
+           || contains_ci (text, "12*L*H*Q*T"))
+    *out = contains_ci (text, "causal") && !contains_ci (text, "non-causal")
+               && !contains_ci (text, "noncausal")
+             ? MODEL_FLOPS_CAUSAL : MODEL_FLOPS_PALM;
   else if (contains_ci (text, "causal") && !contains_ci (text, "non-causal"))
     *out = MODEL_FLOPS_CAUSAL;
   else
@@ -3840,6 +3853,8 @@ hsdp_shard_size_in (const char *t)
  * replicated across nodes"; all were read as ZeRO-3). Its group: the N of "N-GPU shard
  * groups" or "N-GPU node", else 0 (one server's data-parallel ranks, the caller's,
  * as for "HSDP" alone). -1 when the text does not say this. */
+static gboolean names_zero_1_or_2 (const char *t);
+
 static int
 hsdp_in_words (const char *t)
 {
@@ -3855,6 +3870,11 @@ hsdp_in_words (const char *t)
   static const char *const sharded[] = { "fsdp", "shard", "zero", NULL };
   if (!contains_any_ci (t, inner) || !contains_any_ci (t, across)
       || !contains_any_ci (t, replicate) || !contains_any_ci (t, sharded))
+    return -1;
+  /* ZeRO stage 1 or 2 in groups is no HSDP, which shards the parameters too: InternLM's
+   * "zero1=8 (optimizer states sharded within each 8-GPU node, replicated across nodes)"
+   * read as HSDP and was skipped where zero1=4 read as ZeRO-1 (audit of 7 Dec) */
+  if (names_zero_1_or_2 (t))
     return -1;
   g_autofree char *low = g_ascii_strdown (t, -1);
   int n = count_before_word (low, "gpu shard");
@@ -10564,6 +10584,46 @@ batch_per_unit (ResPublishedCase *c, const ResCsv *csv, guint row, gint64 seq, g
   return 1;
 }
 
+/* Whether a cell says the run fine-tuned adapters on frozen base weights: "LoRA",
+ * "QLoRA", "DoRA" as words (a "_lora" benchmark name such as MLPerf's llama2_70b_lora
+ * too, but not MLA's "kv_lora_rank" / "q_lora_rank"), "low-rank adaptation", "adapters
+ * only", "frozen base weights"; not negated ("no LoRA", "full fine-tuning, not LoRA").
+ * The word it matched (static), or NULL. */
+static const char *
+names_lora (const char *t)
+{
+  static const char *const words[] = { "qlora", "lora", "dora", NULL };
+  static const char *const phrases[] = { "low-rank adaptation", "low rank adaptation",
+                                         "adapters only", "adapter-only", "frozen base",
+                                         "base weights frozen", NULL };
+  if (t == NULL || *t == '\0')
+    return NULL;
+  g_autofree char *low = g_ascii_strdown (t, -1);
+  for (guint i = 0; words[i] != NULL; i++)
+    {
+      const gsize n = strlen (words[i]);
+      for (const char *p = strstr (low, words[i]); p != NULL; p = strstr (p + 1, words[i]))
+        {
+          if ((p > low && g_ascii_isalnum (p[-1])) || g_ascii_isalnum (p[n]) || p[n] == '_')
+            continue;
+          /* MLA's low-rank projections ("kv_lora 512", "no q_lora") */
+          if (p - low >= 2 && p[-1] == '_'
+              && (strncmp (p - 2, "q_", 2) == 0 || (p - low >= 3 && strncmp (p - 3, "kv_", 3) == 0)))
+            continue;
+          if (negated_before (low, p) || negated_after (p + n))
+            continue;
+          return words[i];
+        }
+    }
+  for (guint i = 0; phrases[i] != NULL; i++)
+    {
+      const char *p = strstr (low, phrases[i]);
+      if (p != NULL && !negated_before (low, p))
+        return phrases[i];
+    }
+  return NULL;
+}
+
 static void
 case_map (ResPublishedCase *c, const ResCsv *csv, guint row, TopoCluster *on)
 {
@@ -10601,6 +10661,25 @@ case_map (ResPublishedCase *c, const ResCsv *csv, guint row, TopoCluster *on)
     {
       skip (c, "model shape not stated (no n_layers, hidden, n_heads): nothing to predict");
       return;
+    }
+
+  /* LoRA / adapter fine-tuning: the base weights are frozen (no weight gradients, no
+   * optimizer state for them, no weight-gradient GEMMs), which no plan here says; such a
+   * row predicted as full training was out of memory (MLPerf's llama2_70b_lora on 16
+   * MI300X: 380.8 GiB of 192) and 12-15% off by chance (audit of 7 Dec) */
+  static const char *const lora_cells[] = { "model", "source", "precision", "framework",
+                                            "notes" };
+  for (guint i = 0; i < G_N_ELEMENTS (lora_cells); i++)
+    {
+      const char *said = names_lora (get (csv, row, lora_cells[i]));
+      if (said != NULL)
+        {
+          skip (c, "LoRA / adapter fine-tuning ('%s' in the %s cell): frozen base weights "
+                "(no weight gradients or optimizer state for them) are not modelled; only "
+                "full training is (hint: such a run is not comparable with a full-training "
+                "prediction)", said, lora_cells[i]);
+          return;
+        }
     }
 
   /* Device and cluster. */

@@ -932,6 +932,24 @@ test_sharding (void)
                  hd[i].tp, h->plan.sharding, h->plan.hsdp_shard_size, hd[i].group,
                  h->skip_reason ? h->skip_reason : "");
     }
+  /* ZeRO stage 1 or 2 within a node and replicated across is ZeRO-1/2 over a sub-group
+   * (not modelled: over all of DP, as "zero1=4" reads), not HSDP, which shards the
+   * parameters too (InternLM's "zero1=8" read as HSDP and was skipped) */
+  static const char *const z1g[] = {
+    "zero1=8 (InternLM Hybrid Zero: optimizer states sharded within each 8-GPU node, "
+    "replicated across nodes)",
+    "ZeRO-2 within each node, replicated across nodes" };
+  for (guint i = 0; i < G_N_ELEMENTS (z1g); i++)
+    {
+      g_autofree char *text = g_strdup_printf (
+        "row_id,model,gpu_type,n_gpus,n_layers,hidden,n_heads,vocab,seq_len,tp,pp,"
+        "zero_stage_or_fsdp,framework,global_batch,step_time_s\n"
+        "1,GPT,H100-SXM-80GB,64,16,1024,16,16384,1024,1,1,\"%s\",DeepSpeed,256,1.0\n", z1g[i]);
+      g_autoptr (ResPublishedCase) z = case_of (text);
+      if (!z->ready || z->plan.sharding != (i == 0 ? PLAN_SHARD_ZERO1 : PLAN_SHARD_ZERO2))
+        g_error ("'%s': sharding %d (%s)", z1g[i], z->plan.sharding,
+                 z->skip_reason ? z->skip_reason : "");
+    }
   /* A shard group stated in GPUs ("parameters sharded across 128 GPUs"): ZeRO-3, FSDP or
    * MiCS over it is hybrid sharding with groups of that many GPUs, N / (tp x cp)
    * data-parallel ranks (the ZeRO-3 cell was zero3 over all 512; MiCS took one server's
@@ -4514,6 +4532,14 @@ test_numbers_as_written (void)
     { "llmfoundry", MODEL_FLOPS_PALM, FALSE },
     { "72 B s l h^2 (1 + s/6h + V/12lh)", MODEL_FLOPS_MEGATRON72, FALSE },
     { "96 B s l h^2 (1 + s/6h + V/16lh)", MODEL_FLOPS_MEGATRON96, FALSE },
+    /* MaxText's calculate_tflops_training_per_device (the A3 README's form was skipped as
+     * not recognised), PaLM's attention term spelled out; halved for causal masks in
+     * MaxText's later versions: the causal count */
+    { "MaxText calculate_tflops_training_per_device: 6 x (FFN + QKV/out projections + "
+      "logits) per token plus attention 12*L*s*h per token (non-causal)", MODEL_FLOPS_PALM,
+      FALSE },
+    { "MaxText TFLOP/s, attention halved for causal masking", MODEL_FLOPS_CAUSAL, FALSE },
+    { "6 x weights + 12 L s h per token", MODEL_FLOPS_PALM, FALSE },
   };
   double palm_step = 0, six_step = 0, six_ratio = 0, n6 = 0;
   for (guint i = 0; i < G_N_ELEMENTS (convs); i++)
@@ -5230,6 +5256,35 @@ test_batch_token_product (void)
       g_assert_false (c->ready);
       if (c->skip_reason == NULL || strstr (c->skip_reason, "is in tokens") == NULL)
         g_error ("'%s': %s", missed[i], c->skip_reason ? c->skip_reason : "(ready)");
+    }
+}
+
+/* LoRA / adapter fine-tuning is skipped, saying so (MLPerf's llama2_70b_lora rows read
+ * as full training and out of memory); MLA's kv_lora / q_lora and a negated mention are
+ * no such run. */
+static void
+test_lora_skipped (void)
+{
+  static const struct { const char *model, *notes; gboolean skipped; } rows[] = {
+    { "Llama 2 70B (LoRA fine-tuning)", "", TRUE },
+    { "Llama 2 70B", "MLPerf llama2_70b_lora benchmark", TRUE },
+    { "Llama 2 70B", "QLoRA, 4-bit base", TRUE },
+    { "Llama 2 70B", "adapters only are trained (base weights frozen)", TRUE },
+    { "GPT", "MLA kv_lora 512, no q_lora, kv_lora_rank 512", FALSE },
+    { "GPT", "full fine-tuning, not LoRA", FALSE },
+    { "GPT", "no LoRA", FALSE },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (rows); i++)
+    {
+      g_autofree char *text = g_strdup_printf (
+        "row_id,model,gpu_type,n_gpus,n_layers,hidden,n_heads,vocab,seq_len,tp,pp,notes,"
+        "global_batch,step_time_s\n1,\"%s\",H100-SXM-80GB,8,16,1024,16,16384,1024,1,1,"
+        "\"%s\",16,1.0\n", rows[i].model, rows[i].notes);
+      g_autoptr (ResPublishedCase) c = case_of (text);
+      if (c->ready == rows[i].skipped
+          || (rows[i].skipped && strstr (c->skip_reason, "LoRA / adapter fine-tuning") == NULL))
+        g_error ("'%s' / '%s': ready %d (%s)", rows[i].model, rows[i].notes, c->ready,
+                 c->skip_reason ? c->skip_reason : "");
     }
 }
 
@@ -6344,6 +6399,7 @@ main (int argc, char **argv)
   g_test_add_func ("/results/mapping/batch-token-product", test_batch_token_product);
   g_test_add_func ("/results/mapping/fsdp-float8-all-gather", test_fsdp_float8_all_gather);
   g_test_add_func ("/results/mapping/fp8-param-gather", test_fp8_param_gather_said);
+  g_test_add_func ("/results/mapping/lora-skipped", test_lora_skipped);
   g_test_add_func ("/results/mapping/fsdp-all-gather-said-off", test_fsdp_all_gather_said_off);
   g_test_add_func ("/results/mapping/torchao-recipe-names", test_torchao_recipe_names);
   g_test_add_func ("/results/mapping/mcore-causal-convention", test_mcore_causal_convention);
