@@ -5944,6 +5944,33 @@ recompute_every_in (const char *t)
            ? (int) MIN (n, G_MAXINT) : 0;
 }
 
+/* Whether a recompute cell checkpoints every n-th block or layer with n a letter: "every
+ * n-th block", "every nth layer", "every k-th transformer block", "every n blocks" */
+static gboolean
+every_nth_unstated (const char *t)
+{
+  g_autofree char *low = g_ascii_strdown (t, -1);
+  for (const char *p = strstr (low, "every "); p != NULL; p = strstr (p + 1, "every "))
+    {
+      const char *q = p + 6;
+      if ((*q != 'n' && *q != 'k')
+          || (g_ascii_isalpha (q[1]) && !g_str_has_prefix (q + 1, "th")))
+        continue;
+      q++;
+      if (*q == '-')
+        q++;
+      if (g_str_has_prefix (q, "th"))
+        q += 2;
+      while (*q == ' ' || *q == '-')
+        q++;
+      if (g_str_has_prefix (q, "transformer "))
+        q += strlen ("transformer ");
+      if (g_str_has_prefix (q, "block") || g_str_has_prefix (q, "layer"))
+        return TRUE;
+    }
+  return FALSE;
+}
+
 /* JAX checkpoint policies by name, MaxText's remat_policy values (its base.yml and
  * get_remat_policy in layers/decoders.py) and jax.checkpoint_policies' own, read into the
  * nearest recompute tandem models by what each saves; the rest of each layer is recomputed
@@ -6637,6 +6664,14 @@ map_recompute_as (ResPublishedCase *c, const char *text, const char *whole, cons
    * rule: "remat_policy=minimal", "remat: save_dot_except_mlpwi" were not recognised, and
    * the shipped "full (MaxText remat_policy save_qkv_proj: ...)" reads by the same table);
    * nothing_saveable was read as none by its "no" */
+  /* every n-th block checkpointed whole with n left a letter ("Selective (checkpoint every
+   * n-th transformer block, FSDP AC wrapper)", IBM's FSDP blog's selective activation
+   * checkpointing): full recompute of an unstated share of the blocks, not Megatron's
+   * attention-core selective, which it read as (its 34B and 70B rows out of memory with
+   * no recompute time: audit of 7 Dec) */
+  else if (every_nth_unstated (t))
+    return skip (c, "recompute '%s': every n-th block checkpointed whole, n not stated (hint: "
+                 "write the number, 'every 2 layers', or 'full' where every block is)", w);
   else if (remat_policy_in (t) == -2)
     return skip (c, "recompute '%s': MaxText's custom remat policy saves what its per-tensor "
                  "config keys say (hint: write the nearest of full, selective or none)", w);

@@ -3023,6 +3023,18 @@ test_recompute (void)
                  c->plan.recompute, c->plan.recompute_method, c->plan.recompute_num_layers,
                  c->plan.recompute_every, c->skip_reason ? c->skip_reason : "");
     }
+  /* every n-th block with n a letter (IBM's FSDP blog: read as Megatron's selective,
+   * out of memory with no recompute time): skipped, saying n is not stated; "every nth
+   * layer" alike; a number still reads */
+  static const char *const nth[] = {
+    "Selective (checkpoint every n-th transformer block, FSDP AC wrapper)",
+    "AC every nth layer", "checkpoint every k-th block" };
+  for (guint i = 0; i < G_N_ELEMENTS (nth); i++)
+    {
+      g_autoptr (ResPublishedCase) c = rc_row (nth[i], "");
+      if (c->ready || strstr (c->skip_reason, "every n-th block checkpointed whole") == NULL)
+        g_error ("'%s': ready %d (%s)", nth[i], c->ready, c->skip_reason ? c->skip_reason : "");
+    }
   /* a count of at least the most layers a chunk holds recomputes every layer, as
    * Megatron's block method does; where the layers do not divide (14 on 4 stages: 4 at
    * most) a smaller count is the block method (the count was refused against the floor,
