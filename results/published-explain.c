@@ -357,12 +357,14 @@ res_published_explain (const ResCsv *csv, guint row, const ResPublishedCase *c)
       if (!READ (RES_PUB_READ_ALL))
         UNREAD ("notes");
       else
-        LINE ("notes", "attention %s%s%s%s; overlaps: grad %s, param %s, tp %s; grads %s",
+        LINE ("notes", "attention %s%s%s%s; overlaps: grad %s, param %s, tp %s; grads %s%s%s%s",
               plan_attn_backend_name (p->attention_backend), c->attn_why != NULL ? " (" : "",
               c->attn_why != NULL ? c->attn_why : "", c->attn_why != NULL ? ")" : "",
               p->overlap_grad_reduce ? "on" : "off",
               p->overlap_param_gather ? "on" : "off", p->tp_comm_overlap ? "on" : "off",
-              prec_name (p->grad_dtype));
+              prec_name (p->grad_dtype), c->grad_dtype_why != NULL ? " (" : "",
+              c->grad_dtype_why != NULL ? c->grad_dtype_why : "",
+              c->grad_dtype_why != NULL ? ")" : "");
     }
   if (c->measured_source != NULL)
     {

@@ -5781,6 +5781,60 @@ fp8_param_gather_said (const char *t)
   return said;
 }
 
+/* The dtype a text says gradients are reduced in: a key ("reduce_dtype", "grad_reduce_dtype",
+ * "grad_sync_dtype", "reduce dtype") with a 16- or 32-bit float after it ("torch.bfloat16",
+ * "bf16", "float32", "fp32"), or Megatron's "grad_reduce_in_fp32" with a true or false
+ * value, or "gradients reduced in bf16 / fp32"; PLAN_PREC_BF16 or PLAN_PREC_FP32, -1 where
+ * it says none */
+static int
+grad_reduce_dtype_said (const char *t)
+{
+  static const char *const keys[] = { "grad_reduce_dtype", "reduce_dtype", "grad_sync_dtype",
+                                      "reduce dtype", "gradients reduced in",
+                                      "grads reduced in", "reduce-scatter in",
+                                      "gradient reduction in", NULL };
+  if (t == NULL || *t == '\0')
+    return -1;
+  g_autofree char *low = g_ascii_strdown (t, -1);
+  for (guint k = 0; keys[k] != NULL; k++)
+    for (const char *p = strstr (low, keys[k]); p != NULL; p = strstr (p + 1, keys[k]))
+      {
+        if (p > low && (g_ascii_isalnum (p[-1]) || p[-1] == '_') && k < 4)
+          continue;
+        const char *q = p + strlen (keys[k]);
+        while (*q == ' ' || *q == '=' || *q == ':' || *q == '"' || *q == '\'')
+          q++;
+        if (g_str_has_prefix (q, "torch."))
+          q += 6;
+        if (g_str_has_prefix (q, "bfloat16") || g_str_has_prefix (q, "bf16"))
+          return PLAN_PREC_BF16;
+        if (g_str_has_prefix (q, "float32") || g_str_has_prefix (q, "fp32"))
+          return PLAN_PREC_FP32;
+      }
+  for (const char *p = strstr (low, "grad_reduce_in_fp32"); p != NULL;
+       p = strstr (p + 1, "grad_reduce_in_fp32"))
+    {
+      const char *q = p + strlen ("grad_reduce_in_fp32");
+      while (*q == ' ' || *q == '=' || *q == ':' || *q == '"' || *q == '\'')
+        q++;
+      if (g_str_has_prefix (q, "true") || (*q == '1' && !g_ascii_isdigit (q[1])))
+        return PLAN_PREC_FP32;
+      if (g_str_has_prefix (q, "false") || (*q == '0' && !g_ascii_isdigit (q[1])))
+        return PLAN_PREC_BF16;
+    }
+  return -1;
+}
+
+/* IBM's fms-fsdp named ("fms-fsdp", "fms_fsdp"), or the foundation-model-stack its
+ * training code lives in (the IBM FSDP blogs: "IBM foundation-model-stack Llama") */
+static gboolean
+names_fms_fsdp (const char *t)
+{
+  static const char *const names[] = { "fms-fsdp", "fms_fsdp", "fms fsdp",
+                                       "foundation-model-stack", NULL };
+  return t != NULL && contains_any_ci (t, names);
+}
+
 /* Whether a recompute cell gives Megatron-LM's (2019-2022) and GPT-NeoX's own flag,
  * --checkpoint-num-layers ("checkpoint_num_layers 1", GLM-130B's Table 11): with
  * --checkpoint-activations every layer is recomputed, in checkpoints of N layers
@@ -8454,6 +8508,15 @@ map_plan (ResPublishedCase *c, const ResCsv *csv, guint row, gint64 global_batch
    * tables (llama3_8b.toml: mode 'selective', selective_ac_option 'op') ran op-level AC;
    * a dense layer only (plan.h) */
   g_autofree char *rc_cell = g_strstrip (g_strdup (get (csv, row, "recompute")));
+  /* IBM's fms-fsdp calls checkpointing a share p of the blocks whole "selective"
+   * (fms_fsdp/policies/ac_handler.py apply_fsdp_checkpointing: p = 1/2 wraps every other
+   * block), not Megatron's attention-core recompute, which it read as (its 34B / 70B rows
+   * out of memory with no recompute time, 30-38% fast: audit of 7 Dec); with p unstated
+   * the row is skipped */
+  if (p->recompute == PLAN_RECOMPUTE_SELECTIVE && names_fms_fsdp (framework_cell (c, csv, row)))
+    return skip (c, "recompute '%s': fms-fsdp's selective checkpointing wraps a share p of the "
+                 "blocks whole (fms_fsdp/policies/ac_handler.py), and the share is not stated "
+                 "(hint: write 'every N layers' for p = 1/N, or 'full' for p = 1)", rc_cell);
   /* CPU offloading of N layers' activations (map_recompute read it as no recompute) */
   if (p->recompute == PLAN_RECOMPUTE_NONE && contains_ci (rc_cell, "offload"))
     p->cpu_offload_layers = MAX (offload_layer_count (rc_cell), 0);
@@ -8824,6 +8887,28 @@ map_plan (ResPublishedCase *c, const ResCsv *csv, guint row, gint64 global_batch
     p->zero3_grad_copy_in = 1;
   if (c->stack->grad_reduce_bf16)
     p->grad_dtype = PLAN_PREC_BF16;
+  /* the dtype the gradients are reduced in where a cell states it ("reduce_dtype=
+   * torch.bfloat16", "grad_reduce_in_fp32=False", "grad_sync_dtype=bf16"), else IBM's
+   * fms-fsdp by name, whose bfSixteen policy reduces in bf16
+   * (fms_fsdp/policies/mixed_precision.py: reduce_dtype=torch.bfloat16); the pytorch-fsdp
+   * stack's fp32 doubled its HSDP rows' cross-node traffic (audit of 7 Dec) */
+  {
+    static const char *const why[] = { "the precision cell says so",
+                                       "the framework cell says so", "the notes say so" };
+    const char *cells[] = { get (csv, row, "precision"), framework_cell (c, csv, row),
+                            get (csv, row, "notes") };
+    int said = -1;
+    for (guint i = 0; i < G_N_ELEMENTS (cells) && said < 0; i++)
+      if ((said = grad_reduce_dtype_said (cells[i])) >= 0)
+        c->grad_dtype_why = why[i];
+    if (said < 0 && names_fms_fsdp (framework_cell (c, csv, row)))
+      {
+        said = PLAN_PREC_BF16;
+        c->grad_dtype_why = "fms-fsdp's bfSixteen policy reduces in bf16";
+      }
+    if (said >= 0)
+      p->grad_dtype = (PlanPrecision) said;
+  }
   /* A compiled run (--compile) where the framework or notes cell says so and the stack
    * has a compiled mode: "torch.compile", "compiled" (torchtitan docs/performance.md:
    * "FSDP + torch.compile"). Async TP (--async-tp: the stack's TP-comm overlap) where

@@ -634,6 +634,9 @@ typedef struct {
                                        alone does not give it (FSDP said off: the stack's
                                        default; a ZeRO-1 group not modelled); NULL: as the
                                        cell says */
+  const char   *grad_dtype_why;     /* static: why the gradients are reduced in the dtype
+                                       read (a cell's key, fms-fsdp's policy); NULL: the
+                                       stack's */
   const char   *fp8_param_why;      /* static: which cell named --fp8-param-gather
                                        (plan.fp8_param_gather); NULL: the stack's */
   const char   *fsdp_ag_why;        /* static: which cell said FSDP's weight all-gather

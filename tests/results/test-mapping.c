@@ -5271,6 +5271,51 @@ test_batch_token_product (void)
     }
 }
 
+/* The gradient reduce dtype a cell states, and IBM's fms-fsdp by name (its bfSixteen
+ * policy reduces in bf16; the pytorch-fsdp stack's fp32 doubled its HSDP rows' traffic);
+ * fms-fsdp's "selective" checkpointing of an unstated share of blocks is skipped. A row of
+ * the small GPT on 16 H100s under FSDP. */
+static void
+test_grad_reduce_dtype (void)
+{
+  static const struct { const char *fw, *notes; PlanPrecision want; } rows[] = {
+    { "PyTorch FSDP", "", PLAN_PREC_FP32 },   /* the pytorch-fsdp stack's */
+    { "PyTorch FSDP", "MixedPrecision(param_dtype=torch.bfloat16, reduce_dtype=torch.bfloat16)",
+      PLAN_PREC_BF16 },
+    { "fms-fsdp (PyTorch FSDP)", "", PLAN_PREC_BF16 },
+    { "PyTorch FSDP + IBM foundation-model-stack Llama", "", PLAN_PREC_BF16 },
+    { "fms-fsdp", "reduce_dtype=torch.float32", PLAN_PREC_FP32 },
+    { "Megatron-LM", "grad_reduce_in_fp32=False", PLAN_PREC_BF16 },
+    { "Megatron-LM", "--grad-reduce-in-bf16; grad_reduce_in_fp32: true", PLAN_PREC_FP32 },
+    { "PyTorch FSDP", "gradients reduced in bf16", PLAN_PREC_BF16 },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (rows); i++)
+    {
+      g_autofree char *text = g_strdup_printf (
+        "row_id,model,gpu_type,n_gpus,n_layers,hidden,n_heads,vocab,seq_len,tp,pp,"
+        "zero_stage_or_fsdp,framework,notes,global_batch,step_time_s\n"
+        "1,GPT,H100-SXM-80GB,16,16,1024,16,16384,1024,1,1,FSDP,\"%s\",\"%s\",16,1.0\n",
+        rows[i].fw, rows[i].notes);
+      g_autoptr (ResPublishedCase) c = case_of (text);
+      if (!c->ready || c->plan.grad_dtype != rows[i].want)
+        g_error ("'%s' / '%s': grad dtype %d (%s)", rows[i].fw, rows[i].notes,
+                 c->plan.grad_dtype, c->skip_reason ? c->skip_reason : "");
+    }
+  g_autoptr (ResPublishedCase) sel = case_of (
+    "row_id,model,gpu_type,n_gpus,n_layers,hidden,n_heads,vocab,seq_len,tp,pp,"
+    "zero_stage_or_fsdp,framework,recompute,global_batch,step_time_s\n"
+    "1,GPT,H100-SXM-80GB,16,16,1024,16,16384,1024,1,1,FSDP,fms-fsdp,"
+    "selective activation checkpointing,16,1.0\n");
+  g_assert_false (sel->ready);
+  g_assert_nonnull (strstr (sel->skip_reason, "fms-fsdp's selective checkpointing"));
+  /* the explain line says why */
+  g_autofree char *e = explain_one (
+    "row_id,model,gpu_type,n_gpus,n_layers,hidden,n_heads,vocab,seq_len,tp,pp,"
+    "zero_stage_or_fsdp,framework,global_batch,step_time_s\n1,GPT,H100-SXM-80GB,16,16,1024,"
+    "16,16384,1024,1,1,FSDP,fms-fsdp,16,1.0\n");
+  assert_explains (e, "grads bf16 (fms-fsdp's bfSixteen policy reduces in bf16)\n");
+}
+
 /* LoRA / adapter fine-tuning is skipped, saying so (MLPerf's llama2_70b_lora rows read
  * as full training and out of memory); MLA's kv_lora / q_lora and a negated mention are
  * no such run. */
@@ -6412,6 +6457,7 @@ main (int argc, char **argv)
   g_test_add_func ("/results/mapping/fsdp-float8-all-gather", test_fsdp_float8_all_gather);
   g_test_add_func ("/results/mapping/fp8-param-gather", test_fp8_param_gather_said);
   g_test_add_func ("/results/mapping/lora-skipped", test_lora_skipped);
+  g_test_add_func ("/results/mapping/grad-reduce-dtype", test_grad_reduce_dtype);
   g_test_add_func ("/results/mapping/fsdp-all-gather-said-off", test_fsdp_all_gather_said_off);
   g_test_add_func ("/results/mapping/torchao-recipe-names", test_torchao_recipe_names);
   g_test_add_func ("/results/mapping/mcore-causal-convention", test_mcore_causal_convention);
