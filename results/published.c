@@ -10744,6 +10744,46 @@ names_lora (const char *t)
   return NULL;
 }
 
+/* A Google Cloud GPU machine type named in the gpu_type or network cell: its GPU-to-GPU
+ * NICs' rate a GPU, in Gb/s (Google Cloud, "Networking and GPU machines",
+ * cloud.google.com/compute/docs/gpus/gpu-network-bandwidth: A3 High a3-highgpu-8g, 1,000
+ * Gbps in all over a 4+1 NIC arrangement, four 200 Gbps NICs for GPUDirect-TCPX: 100 a
+ * GPU; A3 Mega a3-megagpu-8g, 1,800 Gbps over 8+1 NICs, eight 200 Gbps for
+ * GPUDirect-TCPXO: 200 a GPU; A3 Edge a3-edgegpu-8g, 600 Gbps in all, two 200 Gbps GPU
+ * NICs with one for the host: 50 a GPU; A3 Ultra and A4, eight 400 Gbps CX-7 NICs, one a
+ * GPU: 400; A4X, four CX-7 for four GPUs: 400). 0 where none is named. The MaxText A3
+ * rows read as a DGX InfiniBand pod, 400 Gb/s a GPU (audit of 7 Dec). */
+static double
+gcp_gpu_nic_gbps (const char *gpu_type, const char *network, const char **machine)
+{
+  static const struct { const char *name, *machine; double gbps; } types[] = {
+    { "a3-highgpu", "A3 High", 100 }, { "a3 high", "A3 High", 100 },
+    { "a3-megagpu", "A3 Mega", 200 }, { "a3 mega", "A3 Mega", 200 },
+    { "gpudirect-tcpxo", "A3 Mega", 200 },
+    { "a3-edgegpu", "A3 Edge", 50 }, { "a3 edge", "A3 Edge", 50 },
+    { "gpudirect-tcpx", "A3 High", 100 },
+    { "a3-ultragpu", "A3 Ultra", 400 }, { "a3 ultra", "A3 Ultra", 400 },
+    { "a4-highgpu", "A4", 400 }, { "a4x-highgpu", "A4X", 400 },
+  };
+  const char *cells[] = { gpu_type, network };
+  for (guint k = 0; k < G_N_ELEMENTS (cells); k++)
+    {
+      if (cells[k] == NULL)
+        continue;
+      g_autofree char *low = g_ascii_strdown (cells[k], -1);
+      for (guint i = 0; i < G_N_ELEMENTS (types); i++)
+        {
+          const char *p = strstr (low, types[i].name);
+          const gsize n = strlen (types[i].name);
+          if (p == NULL || (p > low && g_ascii_isalnum (p[-1])) || g_ascii_isalpha (p[n]))
+            continue;
+          *machine = types[i].machine;
+          return types[i].gbps;
+        }
+    }
+  return 0;
+}
+
 static void
 case_map (ResPublishedCase *c, const ResCsv *csv, guint row, TopoCluster *on)
 {
@@ -10876,8 +10916,19 @@ case_map (ResPublishedCase *c, const ResCsv *csv, guint row, TopoCluster *on)
     {
       g_autofree char *how = NULL;
       const double nic = c->cluster->nic_Bps * (double) c->cluster->nics_per_device;
-      const double gbps = res_pub_network_gbps_per_gpu (network, c->cluster->levels[0].count,
-                                                        nic * 8.0 / 1e9, &how);
+      double gbps = res_pub_network_gbps_per_gpu (network, c->cluster->levels[0].count,
+                                                  nic * 8.0 / 1e9, &how);
+      /* a Google Cloud machine type named where the cell states no rate: its GPU NICs */
+      if (!(gbps > 0))
+        {
+          const char *machine = NULL;
+          gbps = gcp_gpu_nic_gbps (c->gpu_type, network, &machine);
+          if (gbps > 0)
+            {
+              g_free (how);
+              how = g_strdup_printf ("Google Cloud %s's GPU-to-GPU NICs", machine);
+            }
+        }
       const double stated = gbps * 1e9 / 8.0;
       if (gbps > 0 && fabs (stated / nic - 1.0) > 0.01)
         {

@@ -1700,6 +1700,29 @@ test_network_bandwidth (void)
   g_assert_null (b->network_note);
   g_assert_cmpfloat (a->cluster->nic_Bps * a->cluster->nics_per_device, ==, 6.25e9);
   g_assert_cmpfloat (b->cluster->nic_Bps * b->cluster->nics_per_device, ==, 25e9);
+  /* a Google Cloud machine type named with no rate stated: its GPU NICs (Google Cloud,
+   * "Networking and GPU machines"): A3 High four 200 Gbps NICs for 8 GPUs, 100 Gb/s =
+   * 12.5 GB/s a GPU; A3 Mega eight, 200 Gb/s = 25 GB/s; A3 Ultra one 400 Gb/s a GPU, the
+   * H100 preset's own 50 GB/s (no note). The MaxText A3 rows read as InfiniBand, 50 GB/s. */
+  static const struct { const char *gpu, *net; double want; } gcp[] = {
+    { "H100 (Google Cloud a3-highgpu-8g)", "", 12.5e9 },
+    { "H100-SXM-80GB", "GPUDirect-TCPX over Ethernet (NIC count/rate not stated)", 12.5e9 },
+    { "H100-SXM-80GB (A3 Mega)", "GPUDirect-TCPXO", 25e9 },
+    { "H100-SXM-80GB (a3-ultragpu-8g)", "", 50e9 },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (gcp); i++)
+    {
+      g_autofree char *t = g_strdup_printf ("%s1,Llama 2 7B,\"%s\",64,32,4096,32,32000,2048,1,"
+                                            "1,FSDP,64,1.0,\"%s\"\n", head, gcp[i].gpu,
+                                            gcp[i].net);
+      g_autoptr (ResPublishedCase) g = case_of (t);
+      g_assert_true (g->ready);
+      if (g->cluster->nic_Bps * g->cluster->nics_per_device != gcp[i].want)
+        g_error ("'%s' / '%s': %g B/s a GPU, expected %g", gcp[i].gpu, gcp[i].net,
+                 g->cluster->nic_Bps * g->cluster->nics_per_device, gcp[i].want);
+      if (gcp[i].want != 50e9)
+        g_assert_nonnull (strstr (g->network_note, "Google Cloud"));
+    }
 }
 
 /* A published run ran the recipe it names with the release of its day: torchtitan's
