@@ -4575,6 +4575,10 @@ test_numbers_as_written (void)
       FALSE },
     { "MaxText TFLOP/s, attention halved for causal masking", MODEL_FLOPS_CAUSAL, FALSE },
     { "6 x weights + 12 L s h per token", MODEL_FLOPS_PALM, FALSE },
+    /* PaLM's author named only to leave his attention term out (read as PaLM's whole
+     * count: audit of 7 Dec) */
+    { "6N per token (Kaplan), not Chowdhery's attention term", MODEL_FLOPS_PALM, TRUE },
+    { "Kaplan 6N, without PaLM's attention FLOPs", MODEL_FLOPS_PALM, TRUE },
   };
   double palm_step = 0, six_step = 0, six_ratio = 0, n6 = 0;
   for (guint i = 0; i < G_N_ELEMENTS (convs); i++)
