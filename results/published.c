@@ -1892,6 +1892,28 @@ plural_nics_follow (const char *a)
   return FALSE;
 }
 
+/* Whether the clause after NICs named in the plural (from `a`, past the figure) states
+ * their count or share: a digit after the noun ("(4 of them)", "(4 per node)"), "one per
+ * two", "shared by": then each NIC's rate is no GPU's (regression audit of 7 Dec) */
+static gboolean
+count_after_nics (const char *a)
+{
+  static const char *const plural[] = { "nics", "hcas", "adapters", "ports", NULL };
+  static const char *const shares[] = { "one per", "per two", "shared", "each shared", NULL };
+  const gsize len = strcspn (a, ";.");
+  g_autofree char *clause = g_strndup (a, len);
+  for (guint i = 0; plural[i] != NULL; i++)
+    {
+      const char *w = strstr (clause, plural[i]);
+      if (w == NULL)
+        continue;
+      const char *rest = w + strlen (plural[i]);
+      if (strpbrk (rest, "0123456789") != NULL || contains_any_ci (rest, shares))
+        return TRUE;
+    }
+  return FALSE;
+}
+
 double
 res_pub_network_gbps_per_gpu (const char *network, guint64 node, double preset_gbps,
                               char **how)
@@ -2110,8 +2132,24 @@ res_pub_network_gbps_per_gpu (const char *network, guint64 node, double preset_g
        * on a 400 Gb/s preset): still each NIC's rate, since NICs in the plural do not share
        * one figure, one a GPU as the rail-optimised presets have them (it read as the
        * node's, 25 Gb/s a GPU: audit of 7 Dec) */
-      else if (scope == 2 && count == 1 && node > 1 && plural_nics_follow (low + end_pos))
-        scope = 5;
+      else if (scope == 2 && count == 1 && node > 1 && plural_nics_follow (low + end_pos)
+               && !count_after_nics (low + end_pos))
+        {
+          /* ... nor in a later clause ("200 Gb/s HDR NICs per node, one per two GPUs") */
+          static const char *const nic_words2[] = { "nic", "hca", "adapter", "of them",
+                                                    "per node", "one per", "per two",
+                                                    "shared", NULL };
+          gboolean counted = FALSE;
+          for (guint k2 = k + 1; k2 < clauses->len && !counted; k2++)
+            {
+              g_autofree char *l2 = g_ascii_strdown (clauses->pdata[k2], -1);
+              counted = contains_any_ci (l2, nic_words2)
+                        && (strpbrk (l2, "0123456789") != NULL || contains_ci (l2, "one per")
+                            || contains_ci (l2, "per two") || contains_ci (l2, "shared"));
+            }
+          if (!counted)
+            scope = 5;
+        }
       if (scope == 3 || scope == 4 || scope == 5)
         out = one_nic;
       else if (scope == 1)
@@ -3916,8 +3954,11 @@ hsdp_in_words (const char *t)
     return -1;
   /* ZeRO stage 1 or 2 in groups is no HSDP, which shards the parameters too: InternLM's
    * "zero1=8 (optimizer states sharded within each 8-GPU node, replicated across nodes)"
-   * read as HSDP and was skipped where zero1=4 read as ZeRO-1 (audit of 7 Dec) */
-  if (names_zero_1_or_2 (t))
+   * read as HSDP and was skipped where zero1=4 read as ZeRO-1 (audit of 7 Dec); where the
+   * text says the parameters are sharded ("ZeRO-2 in v1; now params, grads and optimizer
+   * sharded within each node, ..."), it stays HSDP */
+  static const char *const params[] = { "param", "weights", NULL };
+  if (names_zero_1_or_2 (t) && !contains_any_ci (t, params))
     return -1;
   g_autofree char *low = g_ascii_strdown (t, -1);
   int n = count_before_word (low, "gpu shard");
@@ -5777,7 +5818,18 @@ fp8_param_gather_said (const char *t)
   static const char *const ons[] = { "true", "1", "on", "yes", "fp8", NULL };
   static const char *const offs[] = { "false", "0", "off", "no", "none", NULL };
   static const char *const elsewhere[] = { "baseline", "ablation", "unlike", "other", "paper",
-                                           "instead", "previous", "earlier", "except", NULL };
+                                           "instead", "previous", "earlier", "except",
+                                           /* a trial, a conditional, a default or another
+                                            * run's setting (regression audit of 7 Dec:
+                                            * "=True was tried first but ran out of
+                                            * memory", "=True for the 8B run, False for
+                                            * this run") */
+                                           "tried", "attempt", "would", "could", "default",
+                                           "for the ", NULL };
+  /* a bare key said off later in its clause ("fp8_param_gather (...) was not used",
+   * "... is incompatible with X, so off") */
+  static const char *const off_words[] = { "not used", "not enabled", "disabled", " off",
+                                           "was not", "is not", "false", NULL };
   if (t == NULL || *t == '\0')
     return -1;
   g_autofree char *low = g_ascii_strdown (t, -1);
@@ -5793,15 +5845,26 @@ fp8_param_gather_said (const char *t)
         if (g_ascii_isalnum (p[n]) || p[n] == '_' || (p[n] == '-' && g_ascii_isalpha (p[n + 1])))
           continue;
         g_autofree char *clause = clause_at (low, p, ";.", ";.");
-        if (contains_any_ci (clause, elsewhere))
-          continue;
         const char *q = p + n;
         if (*q == '"' || *q == '\'')
           q++;   /* a quoted key: {"fp8_param_gather": true} */
         while (*q == ' ')
           q++;
+        const gboolean valued = *q == '=' || *q == ':';
+        if (!valued)
+          {
+            /* the rest of the clause after the bare key */
+            g_autofree char *rest = g_strndup (q, strcspn (q, ";."));
+            if (contains_any_ci (rest, off_words))
+              {
+                said = 0;
+                continue;
+              }
+          }
+        if (contains_any_ci (clause, elsewhere))
+          continue;
         int v = 1;
-        if (*q == '=' || *q == ':')
+        if (valued)
           {
             q++;
             while (*q == ' ' || *q == '"' || *q == '\'')
@@ -5832,17 +5895,26 @@ fp8_param_gather_said (const char *t)
 static int
 grad_reduce_dtype_said (const char *t)
 {
+  /* the gradients' own keys and phrases: not a collective named alone ("TP reduce-scatter
+   * in bf16", "reduce-scatter in fp32 for the logits") nor another tensor's dtype ("loss
+   * all-reduce dtype fp32"), nor a clause about another run (regression audit of 7 Dec) */
   static const char *const keys[] = { "grad_reduce_dtype", "reduce_dtype", "grad_sync_dtype",
-                                      "reduce dtype", "gradients reduced in",
-                                      "grads reduced in", "reduce-scatter in",
-                                      "gradient reduction in", NULL };
+                                      "gradients reduced in", "grads reduced in",
+                                      "gradient reduction in", "gradients all-reduced in",
+                                      "grads all-reduced in", "gradient all-reduce in",
+                                      "gradients reduce-scattered in", NULL };
+  static const char *const elsewhere[] = { "baseline", "unlike", "instead", "previous",
+                                           "earlier", "other run", "paper", NULL };
   if (t == NULL || *t == '\0')
     return -1;
   g_autofree char *low = g_ascii_strdown (t, -1);
   for (guint k = 0; keys[k] != NULL; k++)
     for (const char *p = strstr (low, keys[k]); p != NULL; p = strstr (p + 1, keys[k]))
       {
-        if (p > low && (g_ascii_isalnum (p[-1]) || p[-1] == '_') && k < 4)
+        if (p > low && (g_ascii_isalnum (p[-1]) || p[-1] == '_') && k < 3)
+          continue;
+        g_autofree char *clause = clause_at (low, p, ";.", ";.");
+        if (contains_any_ci (clause, elsewhere))
           continue;
         const char *q = p + strlen (keys[k]);
         while (*q == ' ' || *q == '=' || *q == ':' || *q == '"' || *q == '\'')
@@ -5857,6 +5929,9 @@ grad_reduce_dtype_said (const char *t)
   for (const char *p = strstr (low, "grad_reduce_in_fp32"); p != NULL;
        p = strstr (p + 1, "grad_reduce_in_fp32"))
     {
+      g_autofree char *clause = clause_at (low, p, ";.", ";.");
+      if (contains_any_ci (clause, elsewhere))
+        continue;
       const char *q = p + strlen ("grad_reduce_in_fp32");
       while (*q == ' ' || *q == '=' || *q == ':' || *q == '"' || *q == '\'')
         q++;
@@ -6046,9 +6121,33 @@ recompute_every_in (const char *t)
 static gboolean
 every_nth_unstated (const char *t)
 {
+  static const char *const offs[] = { "none", "no ", "off", "false", NULL };
+  static const char *const elsewhere[] = { "unlike", "default", "baseline", "instead", NULL };
   g_autofree char *low = g_ascii_strdown (t, -1);
+  /* a cell that says none first, or states n ("every nth layer (n=2)"): not this (the
+   * regression audit of 7 Dec: "none (unlike fms-fsdp's every n-th block default)") */
+  for (guint i = 0; offs[i] != NULL; i++)
+    if (g_str_has_prefix (low, offs[i]))
+      return FALSE;
+  for (const char *n = low; (n = strpbrk (n, "nk")) != NULL; n++)
+    {
+      const char *q = n + 1;
+      while (*q == ' ')
+        q++;
+      if ((n == low || !g_ascii_isalnum (n[-1])) && *q == '=')
+        {
+          q++;
+          while (*q == ' ')
+            q++;
+          if (g_ascii_isdigit (*q))
+            return FALSE;
+        }
+    }
   for (const char *p = strstr (low, "every "); p != NULL; p = strstr (p + 1, "every "))
     {
+      g_autofree char *clause = clause_at (low, p, ";.,()", ";.,()");
+      if (contains_any_ci (clause, elsewhere))
+        continue;
       const char *q = p + 6;
       if ((*q != 'n' && *q != 'k')
           || (g_ascii_isalpha (q[1]) && !g_str_has_prefix (q + 1, "th")))
@@ -8556,10 +8655,14 @@ map_plan (ResPublishedCase *c, const ResCsv *csv, guint row, gint64 global_batch
    * block), not Megatron's attention-core recompute, which it read as (its 34B / 70B rows
    * out of memory with no recompute time, 30-38% fast: audit of 7 Dec); with p unstated
    * the row is skipped */
-  if (p->recompute == PLAN_RECOMPUTE_SELECTIVE && names_fms_fsdp (framework_cell (c, csv, row)))
+  /* (fms-fsdp as the row's framework, the pytorch-fsdp stack: not named as a comparison
+   * beside Megatron-LM, nor a model ported to torchtitan; audit of 7 Dec) */
+  if (p->recompute == PLAN_RECOMPUTE_SELECTIVE && names_fms_fsdp (framework_cell (c, csv, row))
+      && g_strcmp0 (c->stack->name, "pytorch-fsdp") == 0)
     return skip (c, "recompute '%s': fms-fsdp's selective checkpointing wraps a share p of the "
-                 "blocks whole (fms_fsdp/policies/ac_handler.py), and the share is not stated "
-                 "(hint: write 'every N layers' for p = 1/N, or 'full' for p = 1)", rc_cell);
+                 "blocks whole (fms_fsdp/policies/ac_handler.py), which tandem reads only "
+                 "as 'every N layers' (hint: write 'every N layers' for p = 1/N, or 'full' "
+                 "for p = 1)", rc_cell);
   /* CPU offloading of N layers' activations (map_recompute read it as no recompute) */
   if (p->recompute == PLAN_RECOMPUTE_NONE && contains_ci (rc_cell, "offload"))
     p->cpu_offload_layers = MAX (offload_layer_count (rc_cell), 0);
@@ -8944,7 +9047,8 @@ map_plan (ResPublishedCase *c, const ResCsv *csv, guint row, gint64 global_batch
     for (guint i = 0; i < G_N_ELEMENTS (cells) && said < 0; i++)
       if ((said = grad_reduce_dtype_said (cells[i])) >= 0)
         c->grad_dtype_why = why[i];
-    if (said < 0 && names_fms_fsdp (framework_cell (c, csv, row)))
+    if (said < 0 && names_fms_fsdp (framework_cell (c, csv, row))
+        && g_strcmp0 (c->stack->name, "pytorch-fsdp") == 0)
       {
         said = PLAN_PREC_BF16;
         c->grad_dtype_why = "fms-fsdp's bfSixteen policy reduces in bf16";
@@ -10748,36 +10852,54 @@ batch_per_unit (ResPublishedCase *c, const ResCsv *csv, guint row, gint64 seq, g
 }
 
 /* Whether a cell says the run fine-tuned adapters on frozen base weights: "LoRA",
- * "QLoRA", "DoRA" as words (a "_lora" benchmark name such as MLPerf's llama2_70b_lora
- * too, but not MLA's "kv_lora_rank" / "q_lora_rank"), "low-rank adaptation", "adapters
- * only", "frozen base weights"; not negated ("no LoRA", "full fine-tuning, not LoRA").
- * The word it matched (static), or NULL. */
+ * "QLoRA", "DoRA" as written (or "lora" / "qlora" in lower case, as configs write them:
+ * "peft=lora", MLPerf's "llama2_70b_lora"), "low-rank adaptation", "adapters only",
+ * "frozen base weights / model"; not negated ("no LoRA", "LoRA-free", "QLoRA not
+ * applicable"), not in a clause about another run ("vs. LoRA baseline", "the LoRA numbers
+ * are a separate row"), not MLA's "kv_lora" / "kv-LoRA rank", not a name ("Lora Aroyo",
+ * "Dora"). `benchmark_only`: only the "_lora" benchmark form (the source cell, whose
+ * other words may be authors'). The word it matched (static), or NULL. */
 static const char *
-names_lora (const char *t)
+names_lora (const char *t, gboolean benchmark_only)
 {
-  static const char *const words[] = { "qlora", "lora", "dora", NULL };
+  static const char *const words[] = { "QLoRA", "LoRA", "DoRA", "QLORA", "LORA", "qlora",
+                                       "lora", NULL };
   static const char *const phrases[] = { "low-rank adaptation", "low rank adaptation",
-                                         "adapters only", "adapter-only", "frozen base",
-                                         "base weights frozen", NULL };
+                                         "adapters only", "adapter-only",
+                                         "frozen base weights", "frozen base model",
+                                         "base weights frozen", "base model frozen", NULL };
+  static const char *const elsewhere[] = { "baseline", " vs", "versus", "separate",
+                                           "other row", "compared", "unlike", "not used",
+                                           "not applicable", "n/a", "available",
+                                           "instead", "rather than", "table", NULL };
   if (t == NULL || *t == '\0')
     return NULL;
   g_autofree char *low = g_ascii_strdown (t, -1);
   for (guint i = 0; words[i] != NULL; i++)
     {
       const gsize n = strlen (words[i]);
-      for (const char *p = strstr (low, words[i]); p != NULL; p = strstr (p + 1, words[i]))
+      for (const char *p = strstr (t, words[i]); p != NULL; p = strstr (p + 1, words[i]))
         {
-          if ((p > low && g_ascii_isalnum (p[-1])) || g_ascii_isalnum (p[n]) || p[n] == '_')
+          const char *lp = low + (p - t);
+          if ((p > t && g_ascii_isalnum (p[-1])) || g_ascii_isalnum (p[n]) || p[n] == '_'
+              || g_str_has_prefix (p + n, "-free"))
             continue;
-          /* MLA's low-rank projections ("kv_lora 512", "no q_lora") */
-          if (p - low >= 2 && p[-1] == '_'
-              && (strncmp (p - 2, "q_", 2) == 0 || (p - low >= 3 && strncmp (p - 3, "kv_", 3) == 0)))
+          /* MLA's low-rank projections ("kv_lora 512", "no q_lora", "kv-LoRA rank") */
+          if (p - t >= 2 && (p[-1] == '_' || p[-1] == '-')
+              && (g_ascii_strncasecmp (p - 2, "q", 1) == 0
+                  || (p - t >= 3 && g_ascii_strncasecmp (p - 3, "kv", 2) == 0)))
             continue;
-          if (negated_before (low, p) || negated_after (p + n))
+          if (benchmark_only && !(p > t && p[-1] == '_'))
+            continue;
+          g_autofree char *clause = clause_at (low, lp, ";.,()", ";.,()");
+          if (negated_before (low, lp) || negated_after (lp + n)
+              || contains_any_ci (clause, elsewhere))
             continue;
           return words[i];
         }
     }
+  if (benchmark_only)
+    return NULL;
   for (guint i = 0; phrases[i] != NULL; i++)
     {
       const char *p = strstr (low, phrases[i]);
@@ -10808,20 +10930,47 @@ gcp_gpu_nic_gbps (const char *gpu_type, const char *network, const char **machin
     { "a3-ultragpu", "A3 Ultra", 400 }, { "a3 ultra", "A3 Ultra", 400 },
     { "a4-highgpu", "A4", 400 }, { "a4x-highgpu", "A4X", 400 },
   };
+  /* a machine named as a comparison, negated, or one the run left ("the blog compares
+   * against GCP A3 Mega", "not Google Cloud A3 Mega", "A3 Mega would use TCPXO instead",
+   * "migrated from a3-highgpu-8g"): not the row's (regression audit of 7 Dec) */
+  static const char *const elsewhere[] = { "compare", "against", " vs", "versus", "would",
+                                           "instead", "unlike", "migrat", "moved from",
+                                           "switched from", "rather than", NULL };
   const char *cells[] = { gpu_type, network };
   for (guint k = 0; k < G_N_ELEMENTS (cells); k++)
     {
       if (cells[k] == NULL)
         continue;
       g_autofree char *low = g_ascii_strdown (cells[k], -1);
+      /* the first mention in the cell that is the row's, whichever machine it names */
+      const char *best = NULL;
+      guint best_i = 0;
       for (guint i = 0; i < G_N_ELEMENTS (types); i++)
         {
-          const char *p = strstr (low, types[i].name);
           const gsize n = strlen (types[i].name);
-          if (p == NULL || (p > low && g_ascii_isalnum (p[-1])) || g_ascii_isalpha (p[n]))
-            continue;
-          *machine = types[i].machine;
-          return types[i].gbps;
+          for (const char *p = strstr (low, types[i].name); p != NULL;
+               p = strstr (p + 1, types[i].name))
+            {
+              if ((p > low && g_ascii_isalnum (p[-1])) || g_ascii_isalpha (p[n]))
+                continue;
+              /* the 8-GPU machines only: a3-highgpu-1g / 2g / 4g have one NIC */
+              if (p[n] == '-' && g_ascii_isdigit (p[n + 1]) && p[n + 1] != '8')
+                continue;
+              g_autofree char *clause = clause_at (low, p, ";.,()", ";.,()");
+              g_autofree char *before = g_strndup (clause, strlen (clause) - strlen (
+                                                     strstr (clause, types[i].name)));
+              if (negated_before (low, p) || contains_any_ci (clause, elsewhere)
+                  || g_str_has_prefix (before, "not ") || strstr (before, " not ") != NULL)
+                continue;
+              if (best == NULL || p < best)
+                best = p, best_i = i;
+              break;
+            }
+        }
+      if (best != NULL)
+        {
+          *machine = types[best_i].machine;
+          return types[best_i].gbps;
         }
     }
   return 0;
@@ -10874,7 +11023,8 @@ case_map (ResPublishedCase *c, const ResCsv *csv, guint row, TopoCluster *on)
                                             "notes" };
   for (guint i = 0; i < G_N_ELEMENTS (lora_cells); i++)
     {
-      const char *said = names_lora (get (csv, row, lora_cells[i]));
+      const char *said = names_lora (get (csv, row, lora_cells[i]),
+                                     g_str_equal (lora_cells[i], "source"));
       if (said != NULL)
         {
           skip (c, "LoRA / adapter fine-tuning ('%s' in the %s cell): frozen base weights "

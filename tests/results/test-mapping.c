@@ -939,6 +939,18 @@ test_sharding (void)
     "zero1=8 (InternLM Hybrid Zero: optimizer states sharded within each 8-GPU node, "
     "replicated across nodes)",
     "ZeRO-2 within each node, replicated across nodes" };
+  /* (where the parameters are said sharded too it is HSDP: "ZeRO-2 in v1; now params, grads
+   * and optimizer sharded within each node, replicated across nodes", audit of 7 Dec) */
+  {
+    g_autoptr (ResPublishedCase) z = case_of (
+      "row_id,model,gpu_type,n_gpus,n_layers,hidden,n_heads,vocab,seq_len,tp,pp,"
+      "zero_stage_or_fsdp,framework,global_batch,step_time_s\n"
+      "1,GPT,H100-SXM-80GB,64,16,1024,16,16384,1024,1,1,\"ZeRO-2 in v1; now params, grads "
+      "and optimizer sharded within each node, replicated across nodes\",PyTorch FSDP,256,"
+      "1.0\n");
+    g_assert_true (z->ready);
+    g_assert_cmpint (z->plan.sharding, ==, PLAN_SHARD_HSDP);
+  }
   for (guint i = 0; i < G_N_ELEMENTS (z1g); i++)
     {
       g_autofree char *text = g_strdup_printf (
@@ -1671,6 +1683,10 @@ test_network_bandwidth (void)
     { "HDR 200 Gb/s ConnectX-6 HCAs per node", 200, 200 },
     { "HDR 200 Gb/s ConnectX-6 NICs per node", 400, 200 },
     { "100 Gb/s Ethernet NICs per node", 400, 100 },
+    /* ... unless their count or share follows (then the node's, as before: the regression
+     * audit of 7 Dec) */
+    { "HDR 200 Gb/s ConnectX-6 NICs per node (4 of them)", 400, 25 },
+    { "200 Gb/s HDR NICs per node, one per two GPUs", 400, 25 },
     { "400 Gb/s per node", 400, 50 },
   };
   for (guint i = 0; i < G_N_ELEMENTS (linked); i++)
@@ -1709,6 +1725,14 @@ test_network_bandwidth (void)
     { "H100-SXM-80GB", "GPUDirect-TCPX over Ethernet (NIC count/rate not stated)", 12.5e9 },
     { "H100-SXM-80GB (A3 Mega)", "GPUDirect-TCPXO", 25e9 },
     { "H100-SXM-80GB (a3-ultragpu-8g)", "", 50e9 },
+    /* the first mention that is the row's; a comparison, a negation, a machine left, a
+     * machine of fewer GPUs: not (the regression audit of 7 Dec) */
+    { "H100-SXM-80GB", "GPUDirect-TCPX (A3 Mega would use TCPXO instead)", 12.5e9 },
+    { "H100-SXM-80GB", "Azure ND H100 v5 InfiniBand (the blog compares against GCP A3 Mega)",
+      50e9 },
+    { "H100-SXM-80GB", "on-prem RoCE cluster (not Google Cloud A3 Mega)", 50e9 },
+    { "H100-SXM-80GB", "migrated from a3-highgpu-8g to a3-megagpu-8g before this run", 50e9 },
+    { "H100 (a3-highgpu-4g)", "", 50e9 },
   };
   for (guint i = 0; i < G_N_ELEMENTS (gcp); i++)
     {
@@ -3057,6 +3081,19 @@ test_recompute (void)
       g_autoptr (ResPublishedCase) c = rc_row (nth[i], "");
       if (c->ready || strstr (c->skip_reason, "every n-th block checkpointed whole") == NULL)
         g_error ("'%s': ready %d (%s)", nth[i], c->ready, c->skip_reason ? c->skip_reason : "");
+    }
+  /* ... but n stated, a cell that says none first, or another framework's default: not
+   * (the regression audit of 7 Dec skipped these) */
+  static const struct { const char *text; PlanRecompute want; } nth_ok[] = {
+    { "full, every nth layer (n=2)", PLAN_RECOMPUTE_FULL },
+    { "none (unlike fms-fsdp's every n-th block default)", PLAN_RECOMPUTE_NONE },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (nth_ok); i++)
+    {
+      g_autoptr (ResPublishedCase) c = rc_row (nth_ok[i].text, "");
+      if (!c->ready || c->plan.recompute != nth_ok[i].want)
+        g_error ("'%s': ready %d recompute %d (%s)", nth_ok[i].text, c->ready,
+                 c->plan.recompute, c->skip_reason ? c->skip_reason : "");
     }
   /* a count of at least the most layers a chunk holds recomputes every layer, as
    * Megatron's block method does; where the layers do not divide (14 on 4 stages: 4 at
@@ -5315,6 +5352,14 @@ test_grad_reduce_dtype (void)
     { "Megatron-LM", "grad_reduce_in_fp32=False", PLAN_PREC_BF16 },
     { "Megatron-LM", "--grad-reduce-in-bf16; grad_reduce_in_fp32: true", PLAN_PREC_FP32 },
     { "PyTorch FSDP", "gradients reduced in bf16", PLAN_PREC_BF16 },
+    /* another tensor's collective, another run (the regression audit of 7 Dec) */
+    { "PyTorch FSDP", "TP reduce-scatter in bf16; grads all-reduced in fp32", PLAN_PREC_FP32 },
+    { "PyTorch FSDP", "reduce-scatter in bf16 for the logits", PLAN_PREC_FP32 },
+    { "Megatron-LM", "loss all-reduce dtype fp32", PLAN_PREC_FP32 },
+    { "PyTorch FSDP", "gradients reduced in bf16 in the baseline; this run reduces in fp32",
+      PLAN_PREC_FP32 },
+    { "fms-fsdp", "gradients all-reduced in fp32", PLAN_PREC_FP32 },
+    { "Megatron-LM (compared against IBM fms-fsdp)", "", PLAN_PREC_FP32 },
   };
   for (guint i = 0; i < G_N_ELEMENTS (rows); i++)
     {
@@ -5357,6 +5402,18 @@ test_lora_skipped (void)
     { "GPT", "MLA kv_lora 512, no q_lora, kv_lora_rank 512", FALSE },
     { "GPT", "full fine-tuning, not LoRA", FALSE },
     { "GPT", "no LoRA", FALSE },
+    /* names, another run, a negation after or inside the word, MLA's ranks, a frozen
+     * encoder (the regression audit of 7 Dec skipped these) */
+    { "GPT", "Dora experiment manager, FSDP", FALSE },
+    { "GPT", "full pretraining; the LoRA fine-tuning numbers in Table 6 are a separate row",
+      FALSE },
+    { "GPT", "full-parameter SFT vs. LoRA baseline", FALSE },
+    { "GPT", "LoRA-free full fine-tune of all weights", FALSE },
+    { "GPT", "peft_scheme: none (LoRA recipe available but not used)", FALSE },
+    { "GPT", "MLA with kv-LoRA rank 512 and q-LoRA rank 1536", FALSE },
+    { "GPT", "frozen base CLIP vision encoder, the LLM fully trained", FALSE },
+    { "GPT", "bf16 (QLoRA not applicable: full bf16 weights)", FALSE },
+    { "GPT", "PEFT adapters only, base model frozen", TRUE },
   };
   for (guint i = 0; i < G_N_ELEMENTS (rows); i++)
     {
@@ -5393,6 +5450,12 @@ test_fp8_param_gather_said (void)
     { "fp8", "NeMo 2", "the baseline run had fp8_param_gather=False", -1 },
     /* a bf16 row: not read */
     { "bf16", "NeMo 2", "fp8_param_gather=True", -1 },
+    /* a trial, another run's setting, a default said unused, a conditional said off (the
+     * regression audit of 7 Dec read these on) */
+    { "fp8", "NeMo 2", "fp8_param_gather=True was tried first but ran out of memory", -1 },
+    { "fp8", "NeMo 2", "fp8_param_gather=True for the 8B run, False for this run", -1 },
+    { "fp8", "NeMo 2", "fp8_param_gather (default in NeMo 2 recipes) was not used", 0 },
+    { "fp8", "NeMo 2", "fp8_param_gather would save memory but is incompatible here, so off", 0 },
   };
   for (guint i = 0; i < G_N_ELEMENTS (rows); i++)
     {
