@@ -2729,7 +2729,7 @@ convention_for (const char *text, ModelFlopConvention *out, gboolean *six_n)
            || contains_ci (text, "12LHQT") || contains_ci (text, "12 x L x s x h")
            || contains_ci (text, "12*L*H*Q*T"))
     *out = contains_ci (text, "causal") && !contains_ci (text, "non-causal")
-               && !contains_ci (text, "noncausal")
+               && !contains_ci (text, "noncausal") && !contains_ci (text, "not halved")
              ? MODEL_FLOPS_CAUSAL : MODEL_FLOPS_PALM;
   else if (contains_ci (text, "causal") && !contains_ci (text, "non-causal"))
     *out = MODEL_FLOPS_CAUSAL;
@@ -5926,6 +5926,16 @@ grad_reduce_dtype_said (const char *t)
         if (g_str_has_prefix (q, "float32") || g_str_has_prefix (q, "fp32"))
           return PLAN_PREC_FP32;
       }
+  /* Megatron-LM's flag as written on its command line (--grad-reduce-in-bf16), not
+   * negated */
+  for (const char *p = strstr (low, "grad-reduce-in-bf16"); p != NULL;
+       p = strstr (p + 1, "grad-reduce-in-bf16"))
+    {
+      g_autofree char *clause = clause_at (low, p, ";.", ";.");
+      if (!contains_any_ci (clause, elsewhere) && !negated_before (low, p)
+          && !negated_after (p + strlen ("grad-reduce-in-bf16")))
+        return PLAN_PREC_BF16;
+    }
   for (const char *p = strstr (low, "grad_reduce_in_fp32"); p != NULL;
        p = strstr (p + 1, "grad_reduce_in_fp32"))
     {

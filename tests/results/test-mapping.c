@@ -4611,6 +4611,7 @@ test_numbers_as_written (void)
       "logits) per token plus attention 12*L*s*h per token (non-causal)", MODEL_FLOPS_PALM,
       FALSE },
     { "MaxText TFLOP/s, attention halved for causal masking", MODEL_FLOPS_CAUSAL, FALSE },
+    { "MaxText TFLOP/s, attention not halved for causal masking", MODEL_FLOPS_PALM, FALSE },
     { "6 x weights + 12 L s h per token", MODEL_FLOPS_PALM, FALSE },
     /* PaLM's author named only to leave his attention term out (read as PaLM's whole
      * count: audit of 7 Dec) */
@@ -5350,7 +5351,9 @@ test_grad_reduce_dtype (void)
     { "PyTorch FSDP + IBM foundation-model-stack Llama", "", PLAN_PREC_BF16 },
     { "fms-fsdp", "reduce_dtype=torch.float32", PLAN_PREC_FP32 },
     { "Megatron-LM", "grad_reduce_in_fp32=False", PLAN_PREC_BF16 },
-    { "Megatron-LM", "--grad-reduce-in-bf16; grad_reduce_in_fp32: true", PLAN_PREC_FP32 },
+    { "Megatron-LM", "grad_reduce_in_fp32: true", PLAN_PREC_FP32 },
+    /* Megatron's own flag (read fp32 before: audit of 7 Dec) */
+    { "Megatron-LM", "--use-distributed-optimizer --grad-reduce-in-bf16", PLAN_PREC_BF16 },
     { "PyTorch FSDP", "gradients reduced in bf16", PLAN_PREC_BF16 },
     /* another tensor's collective, another run (the regression audit of 7 Dec) */
     { "PyTorch FSDP", "TP reduce-scatter in bf16; grads all-reduced in fp32", PLAN_PREC_FP32 },
