@@ -611,6 +611,17 @@ plan_fp8_params (const Plan *plan)
              || plan->sharding == PLAN_SHARD_ZERO2);
 }
 
+void
+plan_fill_fp8_param_gather (Plan *plan, gboolean stack_on, int stack_scaling)
+{
+  g_return_if_fail (plan != NULL);
+  if (plan->fp8_param_gather >= 0 || !stack_on || plan->compute_dtype != PLAN_PREC_FP8)
+    return;
+  const int recipe = plan->fp8_recipe >= 0 ? plan->fp8_recipe : stack_scaling;
+  if (recipe == FW_SCALING_DELAYED || recipe == FW_SCALING_CURRENT)
+    plan->fp8_param_gather = 1;
+}
+
 int
 plan_param_shards (const Plan *plan)
 {

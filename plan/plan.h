@@ -794,6 +794,11 @@ guint       plan_precision_bytes (PlanPrecision p);    /* 4, 2, 2, 1 */
 /* Are the linear weights held in fp8 (fp8_param_gather set, FP8 GEMMs with a per-tensor
  * recipe, the model replicated or ZeRO-1/2)? */
 gboolean plan_fp8_params (const Plan *plan);
+/* The stack's FP8 weights where the plan leaves them unset (fp8_param_gather -1):
+ * `stack_on` the stack's fp8.param_gather, `stack_scaling` its FP8 recipe (the plan's own
+ * where it names one). Sets 1 only where they apply (FP8 GEMMs, delayed or current
+ * scaling), so that a plan the stack leaves alone writes no key (plan_to_json). */
+void plan_fill_fp8_param_gather (Plan *plan, gboolean stack_on, int stack_scaling);
 int plan_param_shards (const Plan *plan);
 int plan_grad_shards  (const Plan *plan);
 int plan_optim_shards (const Plan *plan);

@@ -327,13 +327,8 @@ res_published_explain (const ResCsv *csv, guint row, const ResPublishedCase *c)
       /* the linear weights in fp8 (Megatron --fp8-param-gather): said by a cell, or the
        * stack's default as sim_plan_apply_stack fills it */
       Plan filled = *p;
-      if (filled.fp8_param_gather < 0 && c->stack->fp8_param_gather
-          && filled.compute_dtype == PLAN_PREC_FP8)
-        {
-          const int r = filled.fp8_recipe >= 0 ? filled.fp8_recipe : (int) c->stack->fp8_scaling;
-          if (r == FW_SCALING_DELAYED || r == FW_SCALING_CURRENT)
-            filled.fp8_param_gather = 1;
-        }
+      plan_fill_fp8_param_gather (&filled, c->stack->fp8_param_gather,
+                                  (int) c->stack->fp8_scaling);
       const char *wfp8 = plan_fp8_params (&filled) ? "; linear weights held and gathered in fp8"
                          : p->fp8_param_gather == 0 && c->fp8_param_why != NULL
                          ? "; weights held and gathered in bf16" : "";

@@ -5963,6 +5963,15 @@ names_fms_fsdp (const char *t)
   return t != NULL && contains_any_ci (t, names);
 }
 
+/* Whether the row runs fms-fsdp: its framework cell names it and reads as the pytorch-fsdp
+ * stack (not fms-fsdp named as a comparison beside Megatron-LM, nor a model ported to
+ * torchtitan: regression audit of 7 Dec) */
+static gboolean
+runs_fms_fsdp (const ResPublishedCase *c, const char *framework)
+{
+  return names_fms_fsdp (framework) && g_strcmp0 (c->stack->name, "pytorch-fsdp") == 0;
+}
+
 /* Whether a recompute cell gives Megatron-LM's (2019-2022) and GPT-NeoX's own flag,
  * --checkpoint-num-layers ("checkpoint_num_layers 1", GLM-130B's Table 11): with
  * --checkpoint-activations every layer is recomputed, in checkpoints of N layers
@@ -8665,10 +8674,7 @@ map_plan (ResPublishedCase *c, const ResCsv *csv, guint row, gint64 global_batch
    * block), not Megatron's attention-core recompute, which it read as (its 34B / 70B rows
    * out of memory with no recompute time, 30-38% fast: audit of 7 Dec); with p unstated
    * the row is skipped */
-  /* (fms-fsdp as the row's framework, the pytorch-fsdp stack: not named as a comparison
-   * beside Megatron-LM, nor a model ported to torchtitan; audit of 7 Dec) */
-  if (p->recompute == PLAN_RECOMPUTE_SELECTIVE && names_fms_fsdp (framework_cell (c, csv, row))
-      && g_strcmp0 (c->stack->name, "pytorch-fsdp") == 0)
+  if (p->recompute == PLAN_RECOMPUTE_SELECTIVE && runs_fms_fsdp (c, framework_cell (c, csv, row)))
     return skip (c, "recompute '%s': fms-fsdp's selective checkpointing wraps a share p of the "
                  "blocks whole (fms_fsdp/policies/ac_handler.py), which tandem reads only "
                  "as 'every N layers' (hint: write 'every N layers' for p = 1/N, or 'full' "
@@ -9057,8 +9063,7 @@ map_plan (ResPublishedCase *c, const ResCsv *csv, guint row, gint64 global_batch
     for (guint i = 0; i < G_N_ELEMENTS (cells) && said < 0; i++)
       if ((said = grad_reduce_dtype_said (cells[i])) >= 0)
         c->grad_dtype_why = why[i];
-    if (said < 0 && names_fms_fsdp (framework_cell (c, csv, row))
-        && g_strcmp0 (c->stack->name, "pytorch-fsdp") == 0)
+    if (said < 0 && runs_fms_fsdp (c, framework_cell (c, csv, row)))
       {
         said = PLAN_PREC_BF16;
         c->grad_dtype_why = "fms-fsdp's bfSixteen policy reduces in bf16";
@@ -10967,8 +10972,10 @@ gcp_gpu_nic_gbps (const char *gpu_type, const char *network, const char **machin
               if (p[n] == '-' && g_ascii_isdigit (p[n + 1]) && p[n + 1] != '8')
                 continue;
               g_autofree char *clause = clause_at (low, p, ";.,()", ";.,()");
-              g_autofree char *before = g_strndup (clause, strlen (clause) - strlen (
-                                                     strstr (clause, types[i].name)));
+              const char *b = p;
+              while (b > low && strchr (";.,()", b[-1]) == NULL)
+                b--;
+              g_autofree char *before = g_strndup (b, (gsize) (p - b));
               if (negated_before (low, p) || contains_any_ci (clause, elsewhere)
                   || g_str_has_prefix (before, "not ") || strstr (before, " not ") != NULL)
                 continue;

@@ -371,15 +371,9 @@ sim_plan_apply_stack (Plan *plan, const SimCostOptions *co)
                                 && (recipe == FW_SCALING_DELAYED || recipe == FW_SCALING_CURRENT);
     }
   /* the stack's fp8 weights (nemo: NeMo 2's and Megatron-Bridge's delayed and current
-   * scaling recipes set fp8_param_gather): set only where they apply, so that a plan the
-   * stack leaves alone writes no key (plan_to_json) */
-  if (plan->fp8_param_gather < 0 && co != NULL && co->fp8_param_gather
-      && plan->compute_dtype == PLAN_PREC_FP8)
-    {
-      const int recipe = plan->fp8_recipe >= 0 ? plan->fp8_recipe : co->fp8_scaling;
-      if (recipe == FW_SCALING_DELAYED || recipe == FW_SCALING_CURRENT)
-        plan->fp8_param_gather = 1;
-    }
+   * scaling recipes set fp8_param_gather) */
+  if (co != NULL)
+    plan_fill_fp8_param_gather (plan, co->fp8_param_gather, co->fp8_scaling);
   if (plan->tp_seq_copies < 0)
     plan->tp_seq_copies = co != NULL && co->tp_seq_copies;
   if (plan->tp_grad_rs_whole < 0)
