@@ -176,7 +176,11 @@ res_published_explain (const ResCsv *csv, guint row, const ResPublishedCase *c)
   if (c->moe.present)
     {
       g_autofree char *moe = res_pub_moe_describe (&c->moe);
-      LINE ("moe", "%s", moe);
+      if (c->moe.preset != NULL)
+        LINE ("moe", "%s (no moe cell: the %s preset the model cell names)", moe,
+              c->moe.preset);
+      else
+        LINE ("moe", "%s", moe);
       /* the expert layout the plan ran: ep from the row's ep column, etp from the moe cell,
        * else the ep cell or the notes (res_pub_moe_read_row), else Megatron-Core's
        * default (the TP degree); an etp elsewhere in the row that the cell's overrode */
@@ -230,6 +234,9 @@ res_published_explain (const ResCsv *csv, guint row, const ResPublishedCase *c)
                                 "moe cell's mtp_layers=%d: --mtp-num-layers %d)\n", "mtp", "",
                                 p->mtp_num_layers, p->mtp_num_layers == 1 ? "" : "s",
                                 p->mtp_num_layers, p->mtp_num_layers);
+      else if (c->moe.present && c->moe.preset != NULL)
+        g_string_append_printf (s, "  %-20s %-44s -> none trained (no moe cell: Megatron's "
+                                "default, no --mtp-num-layers)\n", "mtp", "");
       else if (c->moe.present)
         g_string_append_printf (s, "  %-20s %-44s -> none trained (the moe cell's mtp_layers is "
                                 "0 or absent: Megatron's default, no --mtp-num-layers)\n",

@@ -200,6 +200,7 @@ canonical_key (const char *key)
     { "interleave_moe_layer_step", "moe_every" },
     { "moe_expert_capacity_factor", "capacity_factor" },
     { "moe_pad_expert_input_to_capacity", "pad" },
+    { "pad_to_capacity", "pad" },
     { "moe_router_force_load_balancing", "routing" },
   };
   for (guint i = 0; i < G_N_ELEMENTS (aliases); i++)
@@ -275,7 +276,7 @@ res_pub_moe_parse (const char *cell, ResPubMoe *out, char **why)
   out->present = TRUE;
 
   gboolean has_experts = FALSE, has_top_k = FALSE, has_moe_ffn = FALSE;
-  gboolean has_shared_ffn = FALSE, has_window_layers = FALSE;
+  gboolean has_shared_ffn = FALSE, has_window_layers = FALSE, tokendrop = FALSE;
   g_autoptr (GHashTable) seen = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   g_auto (GStrv) pairs = g_strsplit (text, ";", -1);
   gboolean ok = TRUE;
@@ -373,8 +374,16 @@ res_pub_moe_parse (const char *cell, ResPubMoe *out, char **why)
               out->routing = RES_PUB_ROUTING_DROPLESS;
               out->no_drop = TRUE;
             }
+          /* the Megatron-Bridge tables' "(tokendrop)" label as the key's value: token
+           * drop at NeMo's defaults (capacity factor 1.0, padded: MegatronTokenDropCallback)
+           * unless the cell states a capacity factor, applied after the loop */
+          else if (g_ascii_strcasecmp (value, "tokendrop") == 0
+                   || g_ascii_strcasecmp (value, "token_drop") == 0
+                   || g_ascii_strcasecmp (value, "token-drop") == 0)
+            tokendrop = TRUE;
           else
-            ok = refuse (why, "routing '%s' unknown (known: forced, dropless)", value);
+            ok = refuse (why, "routing '%s' unknown (known: forced, dropless, tokendrop)",
+                         value);
         }
       else if (strcmp (key, "a2a_overlap") == 0)
         {
@@ -454,11 +463,22 @@ res_pub_moe_parse (const char *cell, ResPubMoe *out, char **why)
         ok = refuse (why, "unknown key '%s' (known: experts, top_k, moe_ffn, shared_experts, "
                      "shared_expert_ffn, dense_layers, dense_ffn, moe_every, etp, dispatcher, "
                      "routing, "
-                     "capacity_factor, pad, a2a_overlap, cuda_graph, head_dim, mtp_layers, "
+                     "capacity_factor, pad (or pad_to_capacity), a2a_overlap, cuda_graph, head_dim, mtp_layers, "
                      "sliding_window, "
                      "sliding_window_layers, attention, bias, glu_limit)", key);
     }
 
+  if (ok && tokendrop)
+    {
+      if (out->no_drop)
+        ok = refuse (why, "routing=tokendrop and dropless contradict (hint: keep the one the "
+                     "run used)");
+      else if (!(out->capacity_factor > 0))
+        {
+          out->capacity_factor = 1.0;
+          out->pad_to_capacity = TRUE;
+        }
+    }
   /* "routing=dropless;token drop", "token drop;dropless", "capacity_factor=1.25;dropless":
    * a capacity drops tokens, dropless none (they were accepted, the capacity read) */
   if (ok && out->no_drop && out->capacity_factor > 0)
@@ -823,4 +843,95 @@ res_pub_moe_plan (const ResPubMoe *moe, gint64 ep, Plan *plan)
                                 ? PLAN_CG_IMPL_LOCAL : PLAN_CG_IMPL_TRANSFORMER_ENGINE;
       plan->cuda_graph_scope = moe->cuda_graph_scope;
     }
+}
+
+/* ---- MoE fields from a shipped preset the model cell names ---------------------------- */
+
+gboolean
+res_pub_moe_from_preset (const char *model_cell, guint64 hidden, guint64 layers,
+                         guint64 heads, ResPubMoe *out)
+{
+  g_return_val_if_fail (out != NULL, FALSE);
+  memset (out, 0, sizeof *out);
+  if (model_cell == NULL || *model_cell == '\0')
+    return FALSE;
+  /* the words that name each preset, in the cell lower-cased with spaces and '_' as '-'
+   * ("DeepSeek V3", "Mixtral 8x7B", "Llama 4 Scout 17B-16E", "gpt_oss_120b") */
+  static const struct { const char *needle, *preset, *unless; } names[] = {
+    { "deepseek-v3", "deepseek-v3", NULL },
+    { "deepseek-v2", "deepseek-v2", "lite" },
+    { "qwen3-30b-a3b", "qwen3-30b-a3b", NULL },
+    { "qwen3-235b-a22b", "qwen3-235b-a22b", NULL },
+    { "qwen3-next-80b", "qwen3-next-80b-a3b", NULL },
+    { "qwen1.5-moe-a2.7b", "qwen1.5-moe-a2.7b", NULL },
+    { "gpt-oss-120b", "gpt-oss-120b", NULL },
+    { "gpt-oss-20b", "gpt-oss-20b", NULL },
+    { "mixtral-8x7b", "mixtral-8x7b", NULL },
+    { "mixtral-8x22b", "mixtral-8x22b", NULL },
+    { "llama-4-scout", "llama4-scout", NULL },
+    { "llama4-scout", "llama4-scout", NULL },
+    { "llama-4-maverick", "llama4-maverick", NULL },
+    { "llama4-maverick", "llama4-maverick", NULL },
+  };
+  g_autofree char *low = g_ascii_strdown (model_cell, -1);
+  for (char *p = low; *p != '\0'; p++)
+    if (*p == ' ' || *p == '_')
+      *p = '-';
+  const char *preset = NULL;
+  for (guint i = 0; i < G_N_ELEMENTS (names) && preset == NULL; i++)
+    {
+      const char *at = strstr (low, names[i].needle);
+      /* a word of its own: not "xdeepseek-v3x", "gpt-oss-120b" in "gpt-oss-120b-like" is
+       * still the model */
+      if (at == NULL || (at != low && g_ascii_isalnum (at[-1]))
+          || g_ascii_isdigit (at[strlen (names[i].needle)])
+          || (names[i].unless != NULL && strstr (low, names[i].unless) != NULL))
+        continue;
+      preset = names[i].preset;
+    }
+  if (preset == NULL)
+    return FALSE;
+  g_autoptr (ModelSpec) m = model_spec_load_preset (preset, NULL);
+  if (m == NULL || m->n_experts == 0 || m->hidden != hidden || m->n_layers != layers
+      || m->n_heads != heads)
+    return FALSE;
+  out->present = TRUE;
+  out->preset = preset;
+  out->experts = m->n_experts;
+  out->top_k = m->moe_top_k;
+  out->moe_ffn = m->moe_ffn;
+  out->shared_experts = m->n_shared_experts;
+  out->shared_expert_ffn = m->n_shared_experts > 0 ? m->shared_expert_ffn : 0;
+  out->dense_layers = m->first_dense_layers;
+  out->moe_every = m->moe_layer_step > 1 ? m->moe_layer_step : 0;
+  /* the dense layers' MLP (DeepSeek's first three, Maverick's every other) is the
+   * preset's, not the row's ffn_hidden, which sources give as either width */
+  if (m->first_dense_layers > 0 || m->moe_layer_step > 1)
+    out->dense_ffn = m->ffn_hidden;
+  if (m->kv_lora_rank > 0)
+    {
+      out->mla = TRUE;
+      out->q_lora = m->q_lora_rank;
+      out->kv_lora = m->kv_lora_rank;
+      out->qk_nope = m->qk_nope_head_dim;
+      out->qk_rope = m->qk_rope_head_dim;
+      out->v_head = m->v_head_dim;
+    }
+  else if (m->head_dim != m->hidden / m->n_heads)
+    out->head_dim = m->head_dim;
+  out->sliding_window = m->sliding_window;
+  out->sliding_window_layers = m->sliding_window > 0 ? m->n_sliding_layers : 0;
+  out->bias = m->attn_bias && m->mlp_bias;
+  out->glu_limit = m->glu_limit;
+  if (m->full_attn_interval > 0 && m->gdn_k_heads > 0)
+    {
+      out->gdn_full = m->n_layers / m->full_attn_interval;
+      out->gdn_linear = m->n_layers - out->gdn_full;
+      out->gdn_k_heads = m->gdn_k_heads;
+      out->gdn_v_heads = m->gdn_v_heads;
+      out->gdn_k_dim = m->gdn_k_dim;
+      out->gdn_v_dim = m->gdn_v_dim;
+      out->gdn_conv = m->gdn_conv;
+    }
+  return TRUE;
 }

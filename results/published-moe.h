@@ -150,6 +150,9 @@ typedef struct {
    * (16 key / 32 value heads of 128, conv 4) */
   guint64          gdn_linear, gdn_full;
   guint64          gdn_k_heads, gdn_v_heads, gdn_k_dim, gdn_v_dim, gdn_conv;
+  const char      *preset;                   /* the shipped model preset the fields came
+                                              * from where the row has no moe cell
+                                              * (res_pub_moe_from_preset); NULL: the cell */
 } ResPubMoe;
 
 /* Parses `cell` into `out` (cleared first). FALSE with *why (g_free) when the cell is
@@ -221,6 +224,21 @@ void        res_pub_moe_read_row       (ResPubMoe *moe, const char *ep_cell,
  * stage's ranks: the largest etp below tp that would (e x ep divides tp x cp x dp, e
  * divides moe_ffn), for the skip's hint; 0 when none. */
 int         res_pub_moe_etp_that_folds (const ResPubMoe *moe, const Plan *plan);
+
+/* A row without a moe cell (the shared CSV has no such column) whose model cell names a
+ * shipped mixture-of-experts preset, and whose hidden size, layers and heads are that
+ * preset's: its MoE fields as a cell would state them (experts, top-k, expert widths,
+ * shared experts, dense layers, the MoE layer interval, MLA, head_dim, gpt-oss's windows,
+ * biases and clamp, Qwen3-Next's GDN layers), present TRUE and `preset` set; mtp_layers
+ * 0 (Megatron trains no MTP module without --mtp-num-layers) and dispatcher, routing and
+ * etp unstated, for res_pub_moe_read_row to read from the row's other cells. The names
+ * (lower case, spaces and '_' read as '-'): deepseek-v3, deepseek-v2 (not "lite"),
+ * qwen3-30b-a3b, qwen3-235b-a22b, qwen3-next-80b, qwen1.5-moe-a2.7b, gpt-oss-120b,
+ * gpt-oss-20b, mixtral-8x7b, mixtral-8x22b, llama-4-scout / llama4-scout,
+ * llama-4-maverick / llama4-maverick. FALSE (out cleared) where none is named or the
+ * shape is not the preset's. */
+gboolean    res_pub_moe_from_preset    (const char *model_cell, guint64 hidden,
+                                        guint64 layers, guint64 heads, ResPubMoe *out);
 
 /* One line: "256 experts top-8, 1 shared (2048), moe_ffn 2048, 3 dense layers, MLA". */
 char       *res_pub_moe_describe       (const ResPubMoe *moe);

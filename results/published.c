@@ -11017,6 +11017,19 @@ case_map (ResPublishedCase *c, const ResCsv *csv, guint row, TopoCluster *on)
       skip (c, "refused: %s", bad_moe);
       return;
     }
+  /* no moe cell (the shared CSV has none): a model cell that names a shipped MoE preset
+   * whose hidden size, layers and heads are the row's is that preset's MoE
+   * (res_pub_moe_from_preset); "Qwen3-30B-A3B" or "DeepSeek-V3" with an ep column read
+   * as a dense model and were refused for their ep, and one at ep 1 as a dense model of
+   * the expert width (audit of 7 Dec, the round-7 rows without their moe cells) */
+  if (!c->moe.present)
+    {
+      gint64 h = 0, l = 0, a = 0;
+      if (cell_count (get (csv, row, "hidden"), &h) && cell_count (get (csv, row, "n_layers"), &l)
+          && cell_count (get (csv, row, "n_heads"), &a))
+        res_pub_moe_from_preset (get (csv, row, "model"), (guint64) h, (guint64) l,
+                                 (guint64) a, &c->moe);
+    }
   /* what the moe cell leaves unstated, where the row's other cells say it: etp in the ep
    * cell ("EP64, ETP1") or the notes ("expert_tensor_parallel_size=1"), forced balance
    * and token drop in the model cell or the notes (published-moe-text.c) */

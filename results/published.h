@@ -422,7 +422,12 @@
  * |                           |   model cell or notes ("force-balance the token              |
  * |                           |   distribution", "(tokendrop)"; "token-dropless" is none);   |
  * |                           |   etp unstated and the experts not folding at etp = tp ->    |
- * |                           |   skipped with the etp that folds in the hint                |
+ * |                           |   skipped with the etp that folds in the hint; no moe cell   |
+ * |                           |   (or no moe column, as in the shared CSV) and the model     |
+ * |                           |   cell naming a shipped MoE preset of the row's hidden,      |
+ * |                           |   layers and heads ("Qwen3-30B-A3B", "DeepSeek V3",          |
+ * |                           |   "Mixtral 8x7B", "gpt-oss-120b"): the preset's MoE fields   |
+ * |                           |   (res_pub_moe_from_preset), the rest read as above          |
  * | plan_resolve refuses      | skipped with plan_resolve's message                          |
  *
  * Measured step time, first that applies (recorded in measured_source):

@@ -414,6 +414,115 @@ test_row_refused (void)
 }
 
 
+/* A row with no moe cell (the shared CSV has no such column) whose model cell names a
+ * shipped MoE preset of the row's shape: the preset's MoE fields as a cell would state
+ * them (Hugging Face configs: Qwen/Qwen3-30B-A3B 128 experts top-8 of 768, head_dim 128
+ * where 2048 / 32 = 64; deepseek-ai/DeepSeek-V3 256 top-8 of 2048, one shared of 2048,
+ * first_k_dense_replace 3 of 18432, MLA ranks 1536 / 512; openai/gpt-oss-120b 128 top-4
+ * of 2880, head_dim 64, 128-token windows on 18 of 36 layers, biases, swiglu_limit 7;
+ * mistralai/Mixtral-8x7B-v0.1 8 top-2 of 14336). No MTP trained (Megatron's default),
+ * dispatcher and routing left to the row's text. */
+static void
+test_from_preset (void)
+{
+  ResPubMoe m;
+  g_assert_true (res_pub_moe_from_preset ("Qwen3-30B-A3B", 2048, 48, 32, &m));
+  g_assert_true (m.present);
+  g_assert_cmpstr (m.preset, ==, "qwen3-30b-a3b");
+  g_assert_cmpuint (m.experts, ==, 128);
+  g_assert_cmpuint (m.top_k, ==, 8);
+  g_assert_cmpuint (m.moe_ffn, ==, 768);
+  g_assert_cmpuint (m.head_dim, ==, 128);
+  g_assert_cmpuint (m.shared_experts, ==, 0);
+  g_assert_cmpint (m.dispatcher, ==, RES_PUB_DISPATCH_UNSTATED);
+  g_assert_cmpint (m.routing, ==, RES_PUB_ROUTING_UNSTATED);
+  res_pub_moe_clear (&m);
+
+  g_assert_true (res_pub_moe_from_preset ("DeepSeek V3 (671B)", 7168, 61, 128, &m));
+  g_assert_cmpstr (m.preset, ==, "deepseek-v3");
+  g_assert_cmpuint (m.experts, ==, 256);
+  g_assert_cmpuint (m.top_k, ==, 8);
+  g_assert_cmpuint (m.moe_ffn, ==, 2048);
+  g_assert_cmpuint (m.shared_experts, ==, 1);
+  g_assert_cmpuint (m.shared_expert_ffn, ==, 2048);
+  g_assert_cmpuint (m.dense_layers, ==, 3);
+  g_assert_cmpuint (m.dense_ffn, ==, 18432);
+  g_assert_true (m.mla);
+  g_assert_cmpuint (m.q_lora, ==, 1536);
+  g_assert_cmpuint (m.kv_lora, ==, 512);
+  g_assert_cmpuint (m.mtp_layers, ==, 0);
+  res_pub_moe_clear (&m);
+
+  g_assert_true (res_pub_moe_from_preset ("gpt_oss_120b", 2880, 36, 64, &m));
+  g_assert_cmpuint (m.experts, ==, 128);
+  g_assert_cmpuint (m.top_k, ==, 4);
+  g_assert_cmpuint (m.head_dim, ==, 64);
+  g_assert_cmpuint (m.sliding_window, ==, 128);
+  g_assert_cmpuint (m.sliding_window_layers, ==, 18);
+  g_assert_true (m.bias);
+  g_assert_cmpfloat (m.glu_limit, ==, 7.0);
+  res_pub_moe_clear (&m);
+
+  g_assert_true (res_pub_moe_from_preset ("Mixtral 8x7B", 4096, 32, 32, &m));
+  g_assert_cmpuint (m.experts, ==, 8);
+  g_assert_cmpuint (m.top_k, ==, 2);
+  g_assert_cmpuint (m.moe_ffn, ==, 14336);
+  res_pub_moe_clear (&m);
+
+  /* not the preset's shape, not a preset's name, DeepSeek-V2-Lite (not the V2 preset),
+   * a name inside a longer word: none */
+  g_assert_false (res_pub_moe_from_preset ("Mixtral 8x7B", 4096, 30, 32, &m));
+  g_assert_false (m.present);
+  g_assert_false (res_pub_moe_from_preset ("Llama 3 70B", 8192, 80, 64, &m));
+  g_assert_false (res_pub_moe_from_preset ("DeepSeek-V2-Lite", 2048, 27, 16, &m));
+  g_assert_false (res_pub_moe_from_preset ("xdeepseek-v3", 7168, 61, 128, &m));
+  g_assert_false (res_pub_moe_from_preset ("", 7168, 61, 128, &m));
+
+  /* end to end: a Qwen3-30B-A3B row at ep 8 without a moe column was a dense model,
+   * refused for its ep; it is the preset's MoE, forced balance read from its notes */
+  static const char text[] =
+    "row_id,model,gpu_type,n_gpus,n_layers,hidden,n_heads,n_kv_heads,ffn_hidden,vocab,"
+    "seq_len,tp,pp,ep,global_batch,step_time_s,notes\n"
+    "5,Qwen3-30B-A3B,H100-SXM-80GB,8,48,2048,32,4,6144,151936,4096,1,1,8,64,2.0,"
+    "\"MoE benchmarks force-balance the token distribution among experts\"\n";
+  g_autoptr (ResCsv) csv = res_csv_parse (text, -1, "inline", NULL);
+  g_assert_nonnull (csv);
+  g_autoptr (ResPublishedCase) c = res_published_case_new (csv, 0);
+  g_assert_true (c->ready);
+  g_assert_true (c->moe.present);
+  g_assert_cmpstr (c->moe.preset, ==, "qwen3-30b-a3b");
+  g_assert_cmpint (c->moe.routing, ==, RES_PUB_ROUTING_FORCED);
+  g_assert_cmpuint (c->model->n_experts, ==, 128);
+  g_assert_cmpuint (c->model->moe_ffn, ==, 768);
+  g_assert_cmpint (c->plan.ep, ==, 8);
+}
+
+/* routing=tokendrop (the Megatron-Bridge tables' label) is token drop at NeMo's defaults,
+ * capacity factor 1.0 padded, unless the cell states a factor; pad_to_capacity is pad */
+static void
+test_parse_tokendrop (void)
+{
+  ResPubMoe m;
+  char *why = NULL;
+  g_assert_true (res_pub_moe_parse ("experts=8;top_k=2;moe_ffn=1;routing=tokendrop", &m, &why));
+  g_assert_cmpfloat (m.capacity_factor, ==, 1.0);
+  g_assert_true (m.pad_to_capacity);
+  res_pub_moe_clear (&m);
+  g_assert_true (res_pub_moe_parse ("experts=8;top_k=2;moe_ffn=1;routing=tokendrop;"
+                                    "capacity_factor=1.25", &m, &why));
+  g_assert_cmpfloat (m.capacity_factor, ==, 1.25);
+  g_assert_false (m.pad_to_capacity);
+  res_pub_moe_clear (&m);
+  g_assert_true (res_pub_moe_parse ("experts=8;top_k=2;moe_ffn=1;capacity_factor=1.0;"
+                                    "pad_to_capacity=1", &m, &why));
+  g_assert_true (m.pad_to_capacity);
+  res_pub_moe_clear (&m);
+  g_assert_false (res_pub_moe_parse ("experts=8;top_k=2;moe_ffn=1;routing=tokendrop;"
+                                     "dropless", &m, &why));
+  g_assert_true (g_str_has_prefix (why, "moe: routing=tokendrop and dropless contradict"));
+  g_free (why);
+}
+
 /* One row of the small MoE on 8 H100s with the given tp, ep, model and notes cells. */
 static ResPublishedCase *
 moe_text_row (int tp, const char *ep, const char *model, const char *notes, const char *moe)
@@ -1311,6 +1420,8 @@ main (int argc, char **argv)
   g_test_add_func ("/published-moe/adam-moments-bf16", test_adam_moments_bf16);
   g_test_add_func ("/published-moe/bf16-params-no-master", test_bf16_params_no_master);
   g_test_add_func ("/published-moe/shipped-models", test_shipped_models);
+  g_test_add_func ("/published-moe/from-preset", test_from_preset);
+  g_test_add_func ("/published-moe/parse-tokendrop", test_parse_tokendrop);
   g_test_add_func ("/published-moe/plan-shape", test_plan_shape);
   g_test_add_func ("/published-moe/row-709-fits", test_row_709_fits);
   g_test_add_func ("/published-moe/shipped-rows", test_shipped_rows);
