@@ -179,6 +179,8 @@ res_published_explain (const ResCsv *csv, guint row, const ResPublishedCase *c)
       if (c->moe.preset != NULL)
         LINE ("moe", "%s (no moe cell: the %s preset the model cell names)", moe,
               c->moe.preset);
+      else if (c->moe.arch_from != NULL)
+        LINE ("moe", "%s (no moe cell: the shape %s states)", moe, c->moe.arch_from);
       else
         LINE ("moe", "%s", moe);
       /* the expert layout the plan ran: ep from the row's ep column, etp from the moe cell,
@@ -234,7 +236,7 @@ res_published_explain (const ResCsv *csv, guint row, const ResPublishedCase *c)
                                 "moe cell's mtp_layers=%d: --mtp-num-layers %d)\n", "mtp", "",
                                 p->mtp_num_layers, p->mtp_num_layers == 1 ? "" : "s",
                                 p->mtp_num_layers, p->mtp_num_layers);
-      else if (c->moe.present && c->moe.preset != NULL)
+      else if (c->moe.present && (c->moe.preset != NULL || c->moe.arch_from != NULL))
         g_string_append_printf (s, "  %-20s %-44s -> none trained (no moe cell: Megatron's "
                                 "default, no --mtp-num-layers)\n", "mtp", "");
       else if (c->moe.present)

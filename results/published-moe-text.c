@@ -661,3 +661,230 @@ res_pub_moe_etp_that_folds (const ResPubMoe *moe, const Plan *plan)
       return e;
   return 0;
 }
+
+/* ---- an MoE's shape in free text (rows without a moe cell or a preset) ---------------- */
+
+/* Whether the few words before `p` (inside `low`) negate it: "no", "not", "without" as a
+ * word within the 16 characters before, in the same clause */
+static gboolean
+negated_near (const char *low, const char *p)
+{
+  const char *from = p - low > 16 ? p - 16 : low;
+  for (const char *q = p; q > from; q--)
+    if (strchr (".;:()", q[-1]) != NULL)
+      {
+        from = q;
+        break;
+      }
+  g_autofree char *before = g_strndup (from, (gsize) (p - from));
+  static const char *const words[] = { "no ", "not ", "without " };
+  for (guint i = 0; i < G_N_ELEMENTS (words); i++)
+    for (const char *w = strstr (before, words[i]); w != NULL; w = strstr (w + 1, words[i]))
+      if (w == before || !g_ascii_isalnum (w[-1]))
+        return TRUE;
+  return FALSE;
+}
+
+/* The count after the first of `labels` (lower case) found at a word start, as count_after
+ * reads it ("num_experts=8", "--moe-router-topk 2", "moe_intermediate_size: 2048"); 0
+ * none, -1 two different counts */
+static gint64
+count_after_labels (const char *low, const char *const *labels, guint n)
+{
+  gint64 found = 0;
+  for (guint i = 0; i < n; i++)
+    {
+      const gsize len = strlen (labels[i]);
+      for (const char *p = strstr (low, labels[i]); p != NULL; p = strstr (p + 1, labels[i]))
+        {
+          const char *q = p + len;
+          if (!word_start (low, p) || g_ascii_isalpha (*q) || *q == '_'
+              || (*q == '-' && !g_ascii_isdigit (q[1])))
+            continue;
+          if (*q == '-')
+            q++;                     /* "top-2" */
+          gint64 v = count_after (q);
+          if (v <= 0 || negated_near (low, p))
+            continue;
+          if (found != 0 && found != v)
+            return -1;
+          found = v;
+        }
+    }
+  return found;
+}
+
+/* The number written just before `p` (skipping spaces, one '-' and the words of `skip`):
+ * "8 experts", "256 routed experts", "8-expert"; 0 none */
+static gint64
+count_before (const char *low, const char *p, const char *const *skip, guint n_skip)
+{
+  const char *q = p;
+  for (int round = 0; round < 2; round++)
+    {
+      while (q > low && (q[-1] == ' ' || q[-1] == '-'))
+        q--;
+      /* one word of `skip` before the noun ("routed", "shared") */
+      const char *w = q;
+      while (w > low && g_ascii_isalpha (w[-1]))
+        w--;
+      gboolean skipped = FALSE;
+      for (guint i = 0; i < n_skip && w < q; i++)
+        if ((gsize) (q - w) == strlen (skip[i]) && strncmp (w, skip[i], (gsize) (q - w)) == 0)
+          {
+            q = w;
+            skipped = TRUE;
+          }
+      if (!skipped)
+        break;
+    }
+  const char *end = q;
+  while (q > low && (g_ascii_isdigit (q[-1]) || q[-1] == ','))
+    q--;
+  if (q == end || (q > low && (g_ascii_isalpha (q[-1]) || q[-1] == '.' || q[-1] == '_')))
+    return 0;
+  GString *digits = g_string_new (NULL);
+  for (const char *d = q; d < end; d++)
+    if (*d != ',')
+      g_string_append_c (digits, *d);
+  const gint64 v = digits->len <= 9 ? g_ascii_strtoll (digits->str, NULL, 10) : 0;
+  g_string_free (digits, TRUE);
+  return v;
+}
+
+gboolean
+res_pub_moe_arch_in_text (const char *text, guint64 ffn_hidden, ResPubMoe *out)
+{
+  g_return_val_if_fail (out != NULL, FALSE);
+  memset (out, 0, sizeof *out);
+  if (text == NULL || *text == '\0')
+    return FALSE;
+  g_autofree char *low = g_ascii_strdown (text, -1);
+  /* experts: a config key, or a count before the noun ("8 experts", "256 routed
+   * experts"); "N shared experts" is the shared count, "N active experts" and "N experts
+   * per token" the top-k */
+  static const char *const expert_keys[] = { "num_experts", "num-experts", "n_routed_experts",
+                                             "num_local_experts", "num_moe_experts",
+                                             "moe_num_experts", "number of experts" };
+  gint64 experts = count_after_labels (low, expert_keys, G_N_ELEMENTS (expert_keys));
+  gint64 top_k = 0, shared = 0;
+  static const char *const skip_routed[] = { "routed", "moe", "total", "sparse" };
+  static const char *const skip_shared[] = { "shared" };
+  static const char *const skip_active[] = { "active", "activated", "selected" };
+  for (const char *p = strstr (low, "expert"); p != NULL && experts >= 0;
+       p = strstr (p + 1, "expert"))
+    {
+      const char *q = p + 6;
+      if (*q == 's')
+        q++;
+      if (!word_start (low, p) || g_ascii_isalnum (*q) || *q == '_' || negated_near (low, p))
+        continue;
+      gint64 v;
+      if ((v = count_before (low, p, skip_shared, 1)) > 0
+          && count_before (low, p, NULL, 0) == 0)
+        {
+          /* "1 shared expert": the word before the noun was "shared" */
+          if (shared != 0 && shared != v)
+            shared = -1;
+          else
+            shared = v;
+          continue;
+        }
+      if ((v = count_before (low, p, skip_active, 3)) > 0 && count_before (low, p, NULL, 0) == 0)
+        {
+          top_k = top_k != 0 && top_k != v ? -1 : v;
+          continue;
+        }
+      v = count_before (low, p, skip_routed, G_N_ELEMENTS (skip_routed));
+      if (v <= 0)
+        continue;
+      if (g_str_has_prefix (q, " per token") || g_str_has_prefix (q, " activated")
+          || g_str_has_prefix (q, " active"))
+        {
+          top_k = top_k != 0 && top_k != v ? -1 : v;
+          continue;
+        }
+      experts = experts != 0 && experts != v ? -1 : v;
+    }
+  static const char *const topk_keys[] = { "top_k", "top-k", "topk", "moe_router_topk",
+                                           "moe-router-topk", "num_experts_per_tok",
+                                           "experts_per_token", "num_selected_experts" };
+  gint64 k_key = count_after_labels (low, topk_keys, G_N_ELEMENTS (topk_keys));
+  static const char *const top_word[] = { "top" };
+  gint64 k_top = count_after_labels (low, top_word, 1);
+  for (guint i = 0; i < 2; i++)
+    {
+      const gint64 v = i == 0 ? k_key : k_top;
+      if (v == 0)
+        continue;
+      top_k = v < 0 || (top_k != 0 && top_k != v) ? -1 : v;
+    }
+  if (experts < 2 || experts > 65536 || top_k < 1 || top_k > experts)
+    return FALSE;
+  static const char *const ffn_keys[] = { "moe_ffn", "moe_intermediate_size",
+                                          "moe-ffn-hidden-size", "moe_ffn_hidden_size",
+                                          "expert_ffn", "expert ffn", "expert_intermediate_size" };
+  gint64 moe_ffn = count_after_labels (low, ffn_keys, G_N_ELEMENTS (ffn_keys));
+  if (moe_ffn < 0)
+    return FALSE;
+  if (moe_ffn == 0)
+    moe_ffn = (gint64) ffn_hidden;  /* Mixtral's and Grok's ffn_hidden is one expert's */
+  if (moe_ffn <= 0)
+    return FALSE;
+  static const char *const shared_keys[] = { "n_shared_experts", "num_shared_experts",
+                                             "shared_experts" };
+  const gint64 shared_key = count_after_labels (low, shared_keys, G_N_ELEMENTS (shared_keys));
+  if (shared_key != 0)
+    shared = shared != 0 && shared != shared_key ? -1 : shared_key;
+  if (shared < 0)
+    return FALSE;
+  static const char *const dense_keys[] = { "first_k_dense_replace", "first-k-dense-replace" };
+  gint64 dense = count_after_labels (low, dense_keys, G_N_ELEMENTS (dense_keys));
+  if (dense < 0)
+    return FALSE;
+  out->present = TRUE;
+  out->experts = (guint64) experts;
+  out->top_k = (guint64) top_k;
+  out->moe_ffn = (guint64) moe_ffn;
+  out->shared_experts = (guint64) shared;
+  out->shared_expert_ffn = (guint64) (shared * moe_ffn);
+  out->dense_layers = (guint64) dense;
+  return TRUE;
+}
+
+ResPubDispatcher
+res_pub_moe_dispatcher_in_text (const char *text)
+{
+  if (text == NULL || *text == '\0')
+    return RES_PUB_DISPATCH_UNSTATED;
+  g_autofree char *low = g_ascii_strdown (text, -1);
+  /* the names in order of precedence: HybridEP is DeepEP's successor in Megatron-Core's
+   * flex dispatcher, and a text naming both ran the newer one */
+  static const struct { const char *name; ResPubDispatcher d; } names[] = {
+    { "hybridep", RES_PUB_DISPATCH_HYBRIDEP }, { "hybrid-ep", RES_PUB_DISPATCH_HYBRIDEP },
+    { "hybrid ep", RES_PUB_DISPATCH_HYBRIDEP }, { "deepep", RES_PUB_DISPATCH_DEEPEP },
+    { "deep-ep", RES_PUB_DISPATCH_DEEPEP },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (names); i++)
+    for (const char *p = strstr (low, names[i].name); p != NULL;
+         p = strstr (p + 1, names[i].name))
+      if (word_start (low, p) && !g_ascii_isalnum (p[strlen (names[i].name)])
+          && !negated_near (low, p))
+        return names[i].d;
+  /* a Megatron config's dispatcher type with its value */
+  static const char *const keys[] = { "moe_token_dispatcher_type", "moe-token-dispatcher-type" };
+  for (guint i = 0; i < G_N_ELEMENTS (keys); i++)
+    {
+      const char *p = strstr (low, keys[i]);
+      if (p == NULL)
+        continue;
+      p += strlen (keys[i]);
+      while (*p == ' ' || *p == '=' || *p == ':' || *p == '"' || *p == '\'')
+        p++;
+      if (g_str_has_prefix (p, "alltoall"))
+        return RES_PUB_DISPATCH_ALLTOALL;
+      if (g_str_has_prefix (p, "allgather"))
+        return RES_PUB_DISPATCH_ALLGATHER;
+    }
+  return RES_PUB_DISPATCH_UNSTATED;
+}

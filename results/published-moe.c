@@ -549,7 +549,10 @@ res_pub_moe_describe (const ResPubMoe *moe)
                             moe->etp_from != NULL ? moe->etp_from : "",
                             moe->etp_from != NULL ? ")" : "");
   if (moe->dispatcher != RES_PUB_DISPATCH_UNSTATED)
-    g_string_append_printf (s, ", %s", res_pub_moe_dispatcher_name (moe->dispatcher));
+    g_string_append_printf (s, ", %s%s%s%s", res_pub_moe_dispatcher_name (moe->dispatcher),
+                            moe->dispatcher_from != NULL ? " (from " : "",
+                            moe->dispatcher_from != NULL ? moe->dispatcher_from : "",
+                            moe->dispatcher_from != NULL ? ")" : "");
   if (moe->routing != RES_PUB_ROUTING_UNSTATED)
     g_string_append_printf (s, "%s%s%s%s",
                             moe->routing == RES_PUB_ROUTING_FORCED ? ", forced balance"

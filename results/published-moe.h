@@ -150,6 +150,11 @@ typedef struct {
    * (16 key / 32 value heads of 128, conv 4) */
   guint64          gdn_linear, gdn_full;
   guint64          gdn_k_heads, gdn_v_heads, gdn_k_dim, gdn_v_dim, gdn_conv;
+  const char      *dispatcher_from;          /* "the framework cell" / "the notes" where
+                                              * res_pub_moe_dispatcher_in_text read it */
+  const char      *arch_from;                /* "the notes" / "the model cell" where
+                                              * res_pub_moe_arch_in_text read the shape;
+                                              * NULL: the cell or a preset */
   const char      *preset;                   /* the shipped model preset the fields came
                                               * from where the row has no moe cell
                                               * (res_pub_moe_from_preset); NULL: the cell */
@@ -239,6 +244,23 @@ int         res_pub_moe_etp_that_folds (const ResPubMoe *moe, const Plan *plan);
  * shape is not the preset's. */
 gboolean    res_pub_moe_from_preset    (const char *model_cell, guint64 hidden,
                                         guint64 layers, guint64 heads, ResPubMoe *out);
+
+/* An MoE's shape stated in free text, for a row with neither a moe cell nor a preset its
+ * model cell names (Grok-1's "8 experts top-2", "num_experts=8, moe_router_topk=2"): the
+ * routed experts (a count before "experts", "routed experts", or after num_experts /
+ * n_routed_experts / num_local_experts), the top-k ("top-2", "top_k 2", "--moe-router-topk
+ * 2", "num_experts_per_tok 2", "2 active experts", "2 experts per token"), the expert
+ * width (moe_ffn, moe_intermediate_size, --moe-ffn-hidden-size; else `ffn_hidden`, one
+ * expert's in Mixtral's and Grok's configs), shared experts ("1 shared expert",
+ * n_shared_experts; each of the expert width) and first_k_dense_replace. Both the experts
+ * and the top-k must be stated, once each (two different counts are no reading), and not
+ * negated ("no experts"); FALSE with `out` cleared otherwise. */
+gboolean    res_pub_moe_arch_in_text   (const char *text, guint64 ffn_hidden, ResPubMoe *out);
+
+/* The token dispatcher a text names: HybridEP ("HybridEP", "hybrid-ep"), else DeepEP
+ * ("TE + DeepEP", "DeepEP"), else a Megatron config's moe_token_dispatcher_type alltoall /
+ * allgather; not where negated ("without DeepEP"); UNSTATED where none. */
+ResPubDispatcher res_pub_moe_dispatcher_in_text (const char *text);
 
 /* One line: "256 experts top-8, 1 shared (2048), moe_ffn 2048, 3 dense layers, MLA". */
 char       *res_pub_moe_describe       (const ResPubMoe *moe);

@@ -11029,12 +11029,39 @@ case_map (ResPublishedCase *c, const ResCsv *csv, guint row, TopoCluster *on)
           && cell_count (get (csv, row, "n_heads"), &a))
         res_pub_moe_from_preset (get (csv, row, "model"), (guint64) h, (guint64) l,
                                  (guint64) a, &c->moe);
+      /* ... else an MoE shape the model cell or the notes state (Grok-1's "8 experts
+       * top-2"), the expert width the row's ffn_hidden where the text gives none */
+      gint64 f = 0;
+      if (!c->moe.present)
+        {
+          const guint64 ffn = cell_count (get (csv, row, "ffn_hidden"), &f) ? (guint64) f : 0;
+          if (res_pub_moe_arch_in_text (get (csv, row, "model"), ffn, &c->moe))
+            c->moe.arch_from = "the model cell";
+          else if (res_pub_moe_arch_in_text (get (csv, row, "notes"), ffn, &c->moe))
+            c->moe.arch_from = "the notes";
+        }
     }
   /* what the moe cell leaves unstated, where the row's other cells say it: etp in the ep
    * cell ("EP64, ETP1") or the notes ("expert_tensor_parallel_size=1"), forced balance
    * and token drop in the model cell or the notes (published-moe-text.c) */
   res_pub_moe_read_row (&c->moe, get (csv, row, "ep"), get (csv, row, "model"),
                         get (csv, row, "notes"));
+  /* the dispatcher the moe cell leaves unstated: the framework cell's ("NeMo AutoModel
+   * (PyTorch FSDP2 + Transformer Engine + DeepEP)"), else the notes' ("Kernel
+   * optimizations column: TE + DeepEP") */
+  if (c->moe.present && c->moe.dispatcher == RES_PUB_DISPATCH_UNSTATED)
+    {
+      ResPubDispatcher d = res_pub_moe_dispatcher_in_text (get (csv, row, "framework"));
+      c->moe.dispatcher_from = "the framework cell";
+      if (d == RES_PUB_DISPATCH_UNSTATED)
+        {
+          d = res_pub_moe_dispatcher_in_text (get (csv, row, "notes"));
+          c->moe.dispatcher_from = "the notes";
+        }
+      c->moe.dispatcher = d;
+      if (d == RES_PUB_DISPATCH_UNSTATED)
+        c->moe.dispatcher_from = NULL;
+    }
 
   /* A row that gives no model shape (the ZeRO paper's "100B+" runs state only a parameter
    * count) cannot be predicted on any hardware: say that rather than a missing preset. */

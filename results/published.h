@@ -427,7 +427,10 @@
  * |                           |   cell naming a shipped MoE preset of the row's hidden,      |
  * |                           |   layers and heads ("Qwen3-30B-A3B", "DeepSeek V3",          |
  * |                           |   "Mixtral 8x7B", "gpt-oss-120b"): the preset's MoE fields   |
- * |                           |   (res_pub_moe_from_preset), the rest read as above          |
+ * |                           |   (res_pub_moe_from_preset), the rest read as above; else    |
+ * |                           |   the shape the model cell or notes state ("8 experts top-2", |
+ * |                           |   res_pub_moe_arch_in_text); a dispatcher unstated from the  |
+ * |                           |   framework cell or notes ("+ DeepEP")                       |
  * | plan_resolve refuses      | skipped with plan_resolve's message                          |
  *
  * Measured step time, first that applies (recorded in measured_source):

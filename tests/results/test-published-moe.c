@@ -497,6 +497,85 @@ test_from_preset (void)
   g_assert_cmpint (c->plan.ep, ==, 8);
 }
 
+/* An MoE's shape in free text (no moe cell, no preset): the routed experts and the
+ * top-k both stated, the expert width the text's or the row's ffn_hidden (Grok-1's
+ * configs give ffn_hidden_size per expert, 32768), shared experts each of the expert
+ * width (2 x 1408 = 2816) */
+static void
+test_arch_in_text (void)
+{
+  static const struct {
+    const char *text;
+    guint64 ffn, experts, top_k, moe_ffn, shared, shared_ffn, dense;
+  } good[] = {
+    { "64 layers, hidden 6144, ffn_hidden_size 32768 (per expert), 48 heads, 8 experts top-2",
+      32768, 8, 2, 32768, 0, 0, 0 },
+    { "MixtralConfig8x7B with 64 layers, 8 experts (Mixtral's top-2, SwiGLU)", 32768,
+      8, 2, 32768, 0, 0, 0 },
+    { "num_experts=64, moe_router_topk=6, moe_ffn_hidden_size=1408, 2 shared experts, "
+      "first_k_dense_replace 1", 10944, 64, 6, 1408, 2, 2816, 1 },
+    { "256 routed experts with 8 active experts per token; moe_intermediate_size 2048", 18432,
+      256, 8, 2048, 0, 0, 0 },
+    { "--num-experts 16 --moe-router-topk 4", 4096, 16, 4, 4096, 0, 0, 0 },
+    { "128 experts, 4 experts per token", 2880, 128, 4, 2880, 0, 0, 0 },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (good); i++)
+    {
+      ResPubMoe m;
+      if (!res_pub_moe_arch_in_text (good[i].text, good[i].ffn, &m))
+        g_error ("'%s' was not read", good[i].text);
+      g_assert_true (m.present);
+      g_assert_cmpuint (m.experts, ==, good[i].experts);
+      g_assert_cmpuint (m.top_k, ==, good[i].top_k);
+      g_assert_cmpuint (m.moe_ffn, ==, good[i].moe_ffn);
+      g_assert_cmpuint (m.shared_experts, ==, good[i].shared);
+      g_assert_cmpuint (m.shared_expert_ffn, ==, good[i].shared_ffn);
+      g_assert_cmpuint (m.dense_layers, ==, good[i].dense);
+      res_pub_moe_clear (&m);
+    }
+  /* no top-k, no experts, two counts, negated, a "top 10" with no experts: none */
+  static const char *const none[] = {
+    "8 experts", "top-2 routing", "8 experts top-2 and 16 experts top-4",
+    "no experts, top-2 of nothing", "the top 10 runs of the table", "",
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (none); i++)
+    {
+      ResPubMoe m;
+      if (res_pub_moe_arch_in_text (none[i], 4096, &m))
+        g_error ("'%s' was read as %" G_GUINT64_FORMAT " experts top-%" G_GUINT64_FORMAT,
+                 none[i], m.experts, m.top_k);
+      g_assert_false (m.present);
+    }
+
+  /* the dispatcher a text names: HybridEP before DeepEP, a config's type, not negated */
+  g_assert_cmpint (res_pub_moe_dispatcher_in_text ("NeMo AutoModel (PyTorch FSDP2 + "
+                                                   "Transformer Engine + DeepEP)"),
+                   ==, RES_PUB_DISPATCH_DEEPEP);
+  g_assert_cmpint (res_pub_moe_dispatcher_in_text ("DeepEP replaced by HybridEP"), ==,
+                   RES_PUB_DISPATCH_HYBRIDEP);
+  g_assert_cmpint (res_pub_moe_dispatcher_in_text ("moe_token_dispatcher_type: allgather"), ==,
+                   RES_PUB_DISPATCH_ALLGATHER);
+  g_assert_cmpint (res_pub_moe_dispatcher_in_text ("run without DeepEP"), ==,
+                   RES_PUB_DISPATCH_UNSTATED);
+  g_assert_cmpint (res_pub_moe_dispatcher_in_text ("deepepx"), ==, RES_PUB_DISPATCH_UNSTATED);
+
+  /* end to end: a Grok-1 row with no moe cell and no preset, its shape in the notes */
+  static const char text[] =
+    "row_id,model,gpu_type,n_gpus,n_layers,hidden,n_heads,n_kv_heads,ffn_hidden,vocab,"
+    "seq_len,tp,pp,ep,global_batch,step_time_s,notes\n"
+    "5,Grok-1 314B,H100-SXM-80GB,64,64,6144,48,8,32768,131072,8192,8,1,8,64,20.0,"
+    "\"ffn_hidden_size 32768 per expert, 8 experts top-2; expert TP 1\"\n";
+  g_autoptr (ResCsv) csv = res_csv_parse (text, -1, "inline", NULL);
+  g_assert_nonnull (csv);
+  g_autoptr (ResPublishedCase) c = res_published_case_new (csv, 0);
+  g_assert_true (c->moe.present);
+  g_assert_null (c->moe.preset);
+  g_assert_cmpstr (c->moe.arch_from, ==, "the notes");
+  g_assert_cmpuint (c->model->n_experts, ==, 8);
+  g_assert_cmpuint (c->model->moe_top_k, ==, 2);
+  g_assert_cmpuint (c->moe.etp, ==, 1);
+}
+
 /* routing=tokendrop (the Megatron-Bridge tables' label) is token drop at NeMo's defaults,
  * capacity factor 1.0 padded, unless the cell states a factor; pad_to_capacity is pad */
 static void
@@ -1421,6 +1500,7 @@ main (int argc, char **argv)
   g_test_add_func ("/published-moe/bf16-params-no-master", test_bf16_params_no_master);
   g_test_add_func ("/published-moe/shipped-models", test_shipped_models);
   g_test_add_func ("/published-moe/from-preset", test_from_preset);
+  g_test_add_func ("/published-moe/arch-in-text", test_arch_in_text);
   g_test_add_func ("/published-moe/parse-tokendrop", test_parse_tokendrop);
   g_test_add_func ("/published-moe/plan-shape", test_plan_shape);
   g_test_add_func ("/published-moe/row-709-fits", test_row_709_fits);
