@@ -875,6 +875,10 @@ res_pub_moe_from_preset (const char *model_cell, guint64 hidden, guint64 layers,
     { "llama4-scout", "llama4-scout", NULL },
     { "llama-4-maverick", "llama4-maverick", NULL },
     { "llama4-maverick", "llama4-maverick", NULL },
+    { "kimi-k2", "kimi-k2", NULL },
+    { "dbrx", "dbrx", NULL },
+    { "olmoe", "olmoe-1b-7b", NULL },
+    { "glm-4.5", "glm-4.5", "air" },
   };
   g_autofree char *low = g_ascii_strdown (model_cell, -1);
   for (char *p = low; *p != '\0'; p++)

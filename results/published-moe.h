@@ -240,7 +240,8 @@ int         res_pub_moe_etp_that_folds (const ResPubMoe *moe, const Plan *plan);
  * (lower case, spaces and '_' read as '-'): deepseek-v3, deepseek-v2 (not "lite"),
  * qwen3-30b-a3b, qwen3-235b-a22b, qwen3-next-80b, qwen1.5-moe-a2.7b, gpt-oss-120b,
  * gpt-oss-20b, mixtral-8x7b, mixtral-8x22b, llama-4-scout / llama4-scout,
- * llama-4-maverick / llama4-maverick. FALSE (out cleared) where none is named or the
+ * llama-4-maverick / llama4-maverick, kimi-k2, dbrx, olmoe (olmoe-1b-7b), glm-4.5 (not
+ * "air"). FALSE (out cleared) where none is named or the
  * shape is not the preset's. */
 gboolean    res_pub_moe_from_preset    (const char *model_cell, guint64 hidden,
                                         guint64 layers, guint64 heads, ResPubMoe *out);
