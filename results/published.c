@@ -8523,6 +8523,7 @@ map_plan (ResPublishedCase *c, const ResCsv *csv, guint row, gint64 global_batch
    * yes that names DeepSpeed-Ulysses ("yes (Ulysses, not Megatron SP)", read on) is the
    * Ulysses skip below: Ulysses is not Megatron's SP. */
   const char *sp = get (csv, row, "sequence_parallel");
+  gboolean ulysses = FALSE;
   g_autofree char *sp_t = g_strstrip (g_strdup (sp));
   if (cell_unstated (sp_t))
     *sp_t = '\0';
@@ -8544,11 +8545,23 @@ map_plan (ResPublishedCase *c, const ResCsv *csv, guint row, gint64 global_batch
     p->sequence_parallel = FALSE;
   else if (sp_read == 1 && !contains_ci (sp_t, "ulysses"))
     p->sequence_parallel = TRUE;
+  /* DeepSpeed-Ulysses named in the cell with its degree in the cp column: the sequence
+   * split by all-to-all of heads, which the plan models as context parallelism with the
+   * a2a exchange (set below, after the cp cell's reading), and no Megatron SP (the
+   * Megatron-DeepSpeed Ulysses example's rows: "DeepSpeed-Ulysses degree 8" at cp 8 were
+   * skipped, audit of 7 Dec) */
+  else if (contains_ci (sp_t, "ulysses") && cp > 1)
+    {
+      p->sequence_parallel = FALSE;
+      ulysses = TRUE;
+      c->sp_why = "DeepSpeed-Ulysses is the cp column's degree: context parallelism by "
+                  "all-to-all, not Megatron's SP";
+    }
   else if (contains_ci (sp_t, "ulysses"))
     return skip (c, "sequence_parallel '%s': DeepSpeed-Ulysses splits attention heads over "
                  "ranks by all-to-all, context parallelism rather than Megatron's sequence "
-                 "parallelism with TP, and is not modelled (hint: Megatron SP: yes or no)",
-                 sp_t);
+                 "parallelism with TP (hint: its degree in the cp column, with sequence_"
+                 "parallel naming Ulysses, or Megatron SP: yes or no)", sp_t);
   else
     return skip (c, "sequence_parallel '%s' not recognised (hint: yes or no)", sp_t);
   c->plan_read = RES_PUB_READ_SP;
@@ -8958,6 +8971,9 @@ map_plan (ResPublishedCase *c, const ResCsv *csv, guint row, gint64 global_batch
     /* the stack's own K/V exchange where the row does not name one (torchtitan's
      * context_parallel_rotate_method default 'allgather'; "CP rotate method not stated") */
     p->cp_comm = PLAN_CP_ALLGATHER;
+  /* the sequence_parallel cell's DeepSpeed-Ulysses (above) */
+  if (ulysses)
+    p->cp_comm = PLAN_CP_A2A;
   /* Meta's "4D parallelism" (Llama 3 paper, Sec. 3.3.2, "network-aware parallelism
    * configuration") orders the groups [TP, CP, PP, DP], innermost first: pipeline stages
    * sit next to each other and DP is outermost, unlike Megatron's tp-cp-ep-dp-pp.

@@ -158,8 +158,10 @@
  * |                           |   ("SP off", "sp=false", "sequence parallelism was not used" |
  * |                           |   -> off); SP named in text -> on unless negated ("no SP",   |
  * |                           |   "without SP", "w/o SP"); "Ulysses", also beside a yes      |
- * |                           |   ("yes (Ulysses, not Megatron SP)") -> skipped              |
- * |                           |   (DeepSpeed-Ulysses is context parallelism); other text     |
+ * |                           |   ("yes (Ulysses, not Megatron SP)") -> off, and the cp      |
+ * |                           |   column's degree runs as a2a context parallelism; without a |
+ * |                           |   cp degree skipped (DeepSpeed-Ulysses is context            |
+ * |                           |   parallelism); other text                                   |
  * |                           |   skipped; empty, a dash, "N.A." -> what the notes say of it,|
  * |                           |   said off ("we did not                                      |
  * |                           |   use sequence parallelism", "--sequence-parallel not set",  |

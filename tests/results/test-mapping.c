@@ -1177,6 +1177,39 @@ test_megatron_lm_2021 (void)
     }
 }
 
+/* DeepSpeed-Ulysses named in the sequence_parallel cell with its degree in the cp column
+ * (the Megatron-DeepSpeed Ulysses example's table): context parallelism by all-to-all
+ * (cp_comm a2a), no Megatron SP; without a cp degree it is skipped, the hint saying where
+ * the degree goes. 32 GPUs, cp 4 -> dp 8. */
+static void
+test_ulysses_in_sp_cell (void)
+{
+  static const char *const cps[] = { "4", "" };
+  for (guint i = 0; i < G_N_ELEMENTS (cps); i++)
+    {
+      g_autofree char *text = g_strdup_printf (
+        "row_id,model,gpu_type,n_gpus,n_layers,hidden,n_heads,vocab,seq_len,tp,pp,cp,"
+        "sequence_parallel,framework,precision,global_batch,step_time_s\n"
+        "1,GPT,A100-SXM-80GB,32,16,2048,16,50257,32768,1,1,%s,"
+        "DeepSpeed-Ulysses degree 4 (all-to-all head-parallel attention),"
+        "Megatron-DeepSpeed + DeepSpeed-Ulysses,bf16,16,10.0\n", cps[i]);
+      g_autoptr (ResPublishedCase) c = case_of (text);
+      if (i == 0)
+        {
+          g_assert_true (c->ready);
+          g_assert_cmpint (c->plan.cp, ==, 4);
+          g_assert_cmpint (c->plan.cp_comm, ==, PLAN_CP_A2A);
+          g_assert_false (c->plan.sequence_parallel);
+          g_assert_cmpstr (c->stack->name, ==, "deepspeed");
+        }
+      else
+        {
+          g_assert_false (c->ready);
+          g_assert_nonnull (strstr (c->skip_reason, "its degree in the cp column"));
+        }
+    }
+}
+
 /* A bare "Megatron-LM" on a device with FP8 tensor cores (none in systems before late
  * 2022; Megatron-LM had no FP8 before Transformer Engine, 2023) is the Megatron-Core era's:
  * megatron-core, and the explain line says why; on an A100 it stays megatron-lm-2021. A
@@ -6533,6 +6566,7 @@ main (int argc, char **argv)
   g_test_add_func ("/results/mapping/sp-from-notes", test_sp_from_notes);
   g_test_add_func ("/results/mapping/sp-from-notes-unstated", test_sp_from_notes_unstated);
   g_test_add_func ("/results/mapping/megatron-lm-2021", test_megatron_lm_2021);
+  g_test_add_func ("/results/mapping/ulysses-in-sp-cell", test_ulysses_in_sp_cell);
   g_test_add_func ("/results/mapping/megatron-lm-device", test_megatron_lm_device);
   g_test_add_func ("/results/mapping/megatron-lm-distopt", test_megatron_lm_distopt);
   g_test_add_func ("/results/mapping/numbers-as-written", test_numbers_as_written);
