@@ -1143,6 +1143,14 @@ static const struct {
   { "primus", "megatron-core", FALSE, NULL },
   { "mcore", "megatron-core", FALSE, NULL },    /* Megatron-Core's short names ("MCore 0.12") */
   { "m-core", "megatron-core", FALSE, NULL },
+  /* a PyTorch-native trainer that composes FSDP2 with DTensor tensor parallelism or
+   * PyTorch's pipeline API (torch.distributed.tensor.parallel, torch.distributed.
+   * pipelining) is torchtitan's composition, which the torchtitan stack models (FSDP2's
+   * copy-in / copy-out, TP with SP, the pipeline schedules); plain FSDP has no pipeline:
+   * "KempnerForge (PyTorch FSDP2 + DTensor TP + torch.distributed.pipelining)" was
+   * pytorch-fsdp, its pp 2 and pp 4 rows refused (audit of 7 Dec) */
+  { "torch.distributed.pipelining", "torchtitan", FALSE, NULL },
+  { "dtensor", "torchtitan", FALSE, NULL },
   /* torchtune: PyTorch-native, sharded with FSDP2 (its recipes' fully_shard) */
   { "torchtune", "pytorch-fsdp", FALSE, NULL },
   { "fsdp", "pytorch-fsdp", FALSE, NULL },

@@ -1227,6 +1227,13 @@ test_megatron_lm_device (void)
     /* llm-foundry by its name with a space (the default stack, not recognised, before) */
     { "A100-SXM-80GB", "LLM Foundry", "llm-foundry", NULL },
     { "A100-SXM-80GB", "MosaicML Composer", "llm-foundry", NULL },
+    /* FSDP2 with DTensor TP or PyTorch's pipelining is torchtitan's composition; FSDP
+     * alone stays plain FSDP */
+    { "H100-SXM-80GB", "KempnerForge (PyTorch FSDP2 + DTensor TP + torch.distributed."
+      "pipelining)", "torchtitan", NULL },
+    { "H100-SXM-80GB", "KempnerForge (PyTorch FSDP2 + DTensor TP, torch.compile)",
+      "torchtitan", NULL },
+    { "H100-SXM-80GB", "OLMo-core (PyTorch FSDP2/HSDP, torch.compile)", "pytorch-fsdp", NULL },
     { "H100-SXM-80GB", "", "megatron-core", NULL },
     /* a table's dash says nothing: the default, not "not recognised" */
     { "H100-SXM-80GB", "\xe2\x80\x94", "megatron-core", NULL },
