@@ -196,8 +196,9 @@ res_published_explain (const ResCsv *csv, guint row, const ResPublishedCase *c)
             ? g_strdup_printf (" (etp from %s)", c->moe.etp_from) : NULL;
           g_string_append_printf (s, "  %-20s %-44.44s -> %d%s; expert tp %d%s%s\n", "ep",
                                   cell_or (csv, row, "ep"), c->plan.ep,
-                                  res_csv_get (csv, row, "ep")[0] == '\0' ? " (not stated)"
-                                                                           : "",
+                                  c->moe.ep_from != NULL ? " (from the notes)"
+                                  : res_csv_get (csv, row, "ep")[0] == '\0' ? " (not stated)"
+                                                                            : "",
                                   c->plan.etp > 0 ? c->plan.etp : c->plan.tp,
                                   from != NULL ? from
                                   : c->moe.etp > 0 ? " (the moe cell's etp)"

@@ -888,3 +888,18 @@ res_pub_moe_dispatcher_in_text (const char *text)
     }
   return RES_PUB_DISPATCH_UNSTATED;
 }
+
+gint64
+res_pub_moe_ep_in_text (const char *text)
+{
+  if (text == NULL || *text == '\0')
+    return 0;
+  g_autofree char *low = g_ascii_strdown (text, -1);
+  static const char *const labels[] = { "expert_model_parallel_size",
+                                        "expert-model-parallel-size",
+                                        "expert model parallel size", "expert parallel size",
+                                        "expert-parallel size", "expert parallelism",
+                                        "expert parallel", "ep" };
+  gint64 v = count_after_labels (low, labels, G_N_ELEMENTS (labels));
+  return v > PLAN_MAX_WORLD ? -1 : v;
+}

@@ -150,6 +150,8 @@ typedef struct {
    * (16 key / 32 value heads of 128, conv 4) */
   guint64          gdn_linear, gdn_full;
   guint64          gdn_k_heads, gdn_v_heads, gdn_k_dim, gdn_v_dim, gdn_conv;
+  const char      *ep_from;                  /* "the notes" where res_pub_moe_ep_in_text
+                                              * read the EP the ep cell leaves empty */
   const char      *dispatcher_from;          /* "the framework cell" / "the notes" where
                                               * res_pub_moe_dispatcher_in_text read it */
   const char      *arch_from;                /* "the notes" / "the model cell" where
@@ -257,6 +259,12 @@ gboolean    res_pub_moe_from_preset    (const char *model_cell, guint64 hidden,
  * and the top-k must be stated, once each (two different counts are no reading), and not
  * negated ("no experts"); FALSE with `out` cleared otherwise. */
 gboolean    res_pub_moe_arch_in_text   (const char *text, guint64 ffn_hidden, ResPubMoe *out);
+
+/* The expert-parallel size a text states after one of its names, for a row whose ep cell
+ * is empty: "EP 8", "EP8", "ep=8", "expert parallel size 8", "expert parallelism 8",
+ * "--expert-model-parallel-size 8", "expert_model_parallel_size: 8" ("ETP", "EDP" and
+ * "DeepEP" are not its names); 0 none, -1 two different sizes. */
+gint64      res_pub_moe_ep_in_text     (const char *text);
 
 /* The token dispatcher a text names: HybridEP ("HybridEP", "hybrid-ep"), else DeepEP
  * ("TE + DeepEP", "DeepEP"), else a Megatron config's moe_token_dispatcher_type alltoall /

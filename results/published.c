@@ -9157,6 +9157,17 @@ map_plan (ResPublishedCase *c, const ResCsv *csv, guint row, gint64 global_batch
   c->plan_read = RES_PUB_READ_ALL;
   gint64 ep = 1;
   cell_size (csv, row, "ep", &ep);
+  /* an MoE row whose ep cell is empty: the EP its notes state ("EP 8, ETP 1",
+   * "--expert-model-parallel-size 8"), which read as ep 1, every expert on every rank */
+  if (c->moe.present && cell_blank (csv, row, "ep"))
+    {
+      const gint64 in_notes = res_pub_moe_ep_in_text (get (csv, row, "notes"));
+      if (in_notes > 1)
+        {
+          ep = in_notes;
+          c->moe.ep_from = "the notes";
+        }
+    }
   res_pub_moe_plan (&c->moe, ep, p);
   /* overlaps the stack runs in every run (hai-llm: DualPipe pairs each all-to-all and the
    * shared expert with another chunk's compute, frameworks/presets/hai-llm.json) */

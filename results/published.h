@@ -432,7 +432,8 @@
  * |                           |   (res_pub_moe_from_preset), the rest read as above; else    |
  * |                           |   the shape the model cell or notes state ("8 experts top-2", |
  * |                           |   res_pub_moe_arch_in_text); a dispatcher unstated from the  |
- * |                           |   framework cell or notes ("+ DeepEP")                       |
+ * |                           |   framework cell or notes ("+ DeepEP"); an empty ep cell of  |
+ * |                           |   an MoE row: the notes' EP ("EP 8")                         |
  * | plan_resolve refuses      | skipped with plan_resolve's message                          |
  *
  * Measured step time, first that applies (recorded in measured_source):

@@ -559,6 +559,17 @@ test_arch_in_text (void)
                    RES_PUB_DISPATCH_UNSTATED);
   g_assert_cmpint (res_pub_moe_dispatcher_in_text ("deepepx"), ==, RES_PUB_DISPATCH_UNSTATED);
 
+  /* the EP a text states for an empty ep cell; ETP, EDP and DeepEP are not it */
+  static const struct { const char *text; gint64 ep; } eps[] = {
+    { "EP 8, ETP 1", 8 }, { "TP1 EP64", 64 }, { "ep=16", 16 },
+    { "--expert-model-parallel-size 32", 32 }, { "expert parallelism 4", 4 },
+    { "ETP 2, EDP 32, DeepEP", 0 }, { "EP 8 here, EP 16 there", -1 }, { "", 0 },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (eps); i++)
+    if (res_pub_moe_ep_in_text (eps[i].text) != eps[i].ep)
+      g_error ("'%s': ep %" G_GINT64_FORMAT ", expected %" G_GINT64_FORMAT, eps[i].text,
+               res_pub_moe_ep_in_text (eps[i].text), eps[i].ep);
+
   /* end to end: a Grok-1 row with no moe cell and no preset, its shape in the notes */
   static const char text[] =
     "row_id,model,gpu_type,n_gpus,n_layers,hidden,n_heads,n_kv_heads,ffn_hidden,vocab,"
@@ -574,6 +585,19 @@ test_arch_in_text (void)
   g_assert_cmpuint (c->model->n_experts, ==, 8);
   g_assert_cmpuint (c->model->moe_top_k, ==, 2);
   g_assert_cmpuint (c->moe.etp, ==, 1);
+
+  /* ... and with its ep cell empty, the notes' "EP 8" (it was ep 1: every expert on every
+   * rank) */
+  static const char text2[] =
+    "row_id,model,gpu_type,n_gpus,n_layers,hidden,n_heads,n_kv_heads,ffn_hidden,vocab,"
+    "seq_len,tp,pp,ep,global_batch,step_time_s,notes\n"
+    "5,Grok-1 314B,H100-SXM-80GB,64,64,6144,48,8,32768,131072,8192,8,1,,64,20.0,"
+    "\"8 experts top-2; EP 8, expert TP 1\"\n";
+  g_autoptr (ResCsv) csv2 = res_csv_parse (text2, -1, "inline", NULL);
+  g_autoptr (ResPublishedCase) c2 = res_published_case_new (csv2, 0);
+  g_assert_true (c2->moe.present);
+  g_assert_cmpstr (c2->moe.ep_from, ==, "the notes");
+  g_assert_cmpint (c2->plan.ep, ==, 8);
 }
 
 /* routing=tokendrop (the Megatron-Bridge tables' label) is token drop at NeMo's defaults,
