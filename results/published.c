@@ -6661,6 +6661,46 @@ notes_affirm (const char *notes, const char *phrase)
   return FALSE;
 }
 
+/* Whether the notes name selective recompute in any of its spellings: "selective" not
+ * negated, with a word of recompute within its sentence a few words either side
+ * ("selective activation checkpointing", "activation checkpointing: selective", "AC:
+ * selective (per-op)", "recompute_granularity=selective"). "activation checkpointing:
+ * selective" read as full by the "activation checkpointing" rule (audit of 7 Dec). */
+static gboolean
+notes_selective_recompute (const char *notes)
+{
+  if (notes == NULL || *notes == '\0')
+    return FALSE;
+  g_autofree char *low = g_ascii_strdown (notes, -1);
+  static const char *const words[] = { "activation", "recompute", "recomputation",
+                                       "checkpoint", "remat", "ac:", "ac ", "ac)", "(ac",
+                                       " sac" };
+  for (const char *p = strstr (low, "selective"); p != NULL; p = strstr (p + 9, "selective"))
+    {
+      if (negated_before (low, p) || negated_after (p + 9))
+        continue;
+      const char *from = p - low > 40 ? p - 40 : low;
+      const char *to = p + 9 + strnlen (p + 9, 32);
+      for (const char *q = p; q > from; q--)
+        if (q[-1] == '.' || q[-1] == ';')
+          {
+            from = q;
+            break;
+          }
+      for (const char *q = p + 9; q < to; q++)
+        if (*q == '.' || *q == ';')
+          {
+            to = q;
+            break;
+          }
+      g_autofree char *win = g_strndup (from, (gsize) (to - from));
+      for (guint i = 0; i < G_N_ELEMENTS (words); i++)
+        if (strstr (win, words[i]) != NULL)
+          return TRUE;
+    }
+  return FALSE;
+}
+
 /* The kind of recompute a cell leaves where it says a kind off: "no full recompute
  * (selective only)" -> selective (read as none by its "no"), "no selective, full" ->
  * full, a cell that starts with a kind and says it off ("full recompute disabled", read as
@@ -6865,7 +6905,7 @@ map_recompute_as (ResPublishedCase *c, const char *text, const char *whole, cons
        * that counts the recomputed forward because the runs it reports recomputed
        * (Narayanan et al. SC'21: "INCLUDES full activation recompute"; every other row
        * with it states full recompute) */
-      if (notes_affirm (notes, "selective recompute"))
+      if (notes_affirm (notes, "selective recompute") || notes_selective_recompute (notes))
         *out = PLAN_RECOMPUTE_SELECTIVE;
       else if (notes_affirm (notes, "full recompute")
                || notes_affirm (notes, "full activation recompute")

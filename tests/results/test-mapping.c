@@ -3434,6 +3434,13 @@ test_recompute_notes_negated (void)
     { "did not need activation checkpointing", PLAN_RECOMPUTE_NONE },
     { "no selective or full recompute; activation checkpointing disabled", PLAN_RECOMPUTE_NONE },
     /* a bracket or clause after it about something else (the third audit) */
+    /* selective named beside checkpointing in any order (the fourth audit: read full by
+     * "activation checkpointing") */
+    { "activation checkpointing: selective", PLAN_RECOMPUTE_SELECTIVE },
+    { "selective activation checkpointing (op)", PLAN_RECOMPUTE_SELECTIVE },
+    { "AC: selective. 32 layers.", PLAN_RECOMPUTE_SELECTIVE },
+    { "recompute_granularity=selective", PLAN_RECOMPUTE_SELECTIVE },
+    { "not selective: activation checkpointing of every layer", PLAN_RECOMPUTE_FULL },
     { "activation checkpointing (no CPU offload)", PLAN_RECOMPUTE_FULL },
     { "activation checkpointing - no offloading", PLAN_RECOMPUTE_FULL },
     { "activation checkpointing: no selective, full", PLAN_RECOMPUTE_FULL },
