@@ -8537,6 +8537,16 @@ map_plan (ResPublishedCase *c, const ResCsv *csv, guint row, gint64 global_batch
     p->schedule = PLAN_SCHED_INTERLEAVED_1F1B;
   else if (vp_sched == PLAN_SCHED_GPIPE && pp > 1)
     p->schedule = PLAN_SCHED_GPIPE;
+  /* a row that names no schedule, on a stack whose pipeline offers GPipe and not 1F1B
+   * (MaxText's pipeline: its stack offers gpipe only): the stack's schedule, as search
+   * takes it; "MaxText" at pp 4 was refused for the 1F1B it never named (audit of 7 Dec) */
+  else if (pp > 1 && vp_sched < 0 && c->stack != NULL
+           && !((c->stack->offers_schedules >> PLAN_SCHED_1F1B) & 1)
+           && ((c->stack->offers_schedules >> PLAN_SCHED_GPIPE) & 1))
+    {
+      p->schedule = PLAN_SCHED_GPIPE;
+      c->vpp_why = g_strdup ("no schedule named: the stack's pipeline, GPipe");
+    }
   p->schedule_set = TRUE;
   if (layers % chunks != 0)
     {

@@ -1210,6 +1210,28 @@ test_ulysses_in_sp_cell (void)
     }
 }
 
+/* A pipelined row that names no schedule, on a stack that offers GPipe and not 1F1B
+ * (maxtext): the stack's GPipe (it was refused for 1F1B); on Megatron-Core, 1F1B */
+static void
+test_schedule_stack_default (void)
+{
+  static const struct { const char *fw; PlanSchedule want; } rows[] = {
+    { "MaxText", PLAN_SCHED_GPIPE },
+    { "Megatron-Core", PLAN_SCHED_1F1B },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (rows); i++)
+    {
+      g_autofree char *text = g_strdup_printf (
+        "row_id,model,gpu_type,n_gpus,n_layers,hidden,n_heads,vocab,seq_len,tp,pp,"
+        "framework,precision,global_batch,step_time_s\n"
+        "1,GPT,H100-SXM-80GB,64,32,4096,32,32000,4096,8,4,%s,bf16,128,20.0\n", rows[i].fw);
+      g_autoptr (ResPublishedCase) c = case_of (text);
+      if (!c->ready)
+        g_error ("%s: %s", rows[i].fw, c->skip_reason);
+      g_assert_cmpint (c->plan.schedule, ==, rows[i].want);
+    }
+}
+
 /* A bare "Megatron-LM" on a device with FP8 tensor cores (none in systems before late
  * 2022; Megatron-LM had no FP8 before Transformer Engine, 2023) is the Megatron-Core era's:
  * megatron-core, and the explain line says why; on an A100 it stays megatron-lm-2021. A
@@ -6581,6 +6603,7 @@ main (int argc, char **argv)
   g_test_add_func ("/results/mapping/sp-from-notes-unstated", test_sp_from_notes_unstated);
   g_test_add_func ("/results/mapping/megatron-lm-2021", test_megatron_lm_2021);
   g_test_add_func ("/results/mapping/ulysses-in-sp-cell", test_ulysses_in_sp_cell);
+  g_test_add_func ("/results/mapping/schedule-stack-default", test_schedule_stack_default);
   g_test_add_func ("/results/mapping/megatron-lm-device", test_megatron_lm_device);
   g_test_add_func ("/results/mapping/megatron-lm-distopt", test_megatron_lm_distopt);
   g_test_add_func ("/results/mapping/numbers-as-written", test_numbers_as_written);
