@@ -752,6 +752,30 @@ count_before (const char *low, const char *p, const char *const *skip, guint n_s
   return v;
 }
 
+/* Whether the sentence holding `p` (inside `low`; bounded by '.', ';' or the text's ends)
+ * has a word of other runs ("unlike the MoE variant with 8 experts", "compared with
+ * Mixtral's 8 experts"): the shape there is another model's */
+static gboolean
+sentence_of_other_runs (const char *low, const char *p)
+{
+  const char *from = p, *to = p;
+  while (from > low && from[-1] != '.' && from[-1] != ';')
+    from--;
+  while (*to != '\0' && *to != '.' && *to != ';')
+    to++;
+  for (const char *w = from; w < to; w++)
+    {
+      if (w != from && g_ascii_isalnum (w[-1]))
+        continue;
+      gsize n = 0;
+      while (w + n < to && g_ascii_isalpha (w[n]))
+        n++;
+      if (n > 0 && word_among (w, n, other_runs, G_N_ELEMENTS (other_runs)))
+        return TRUE;
+    }
+  return FALSE;
+}
+
 gboolean
 res_pub_moe_arch_in_text (const char *text, guint64 ffn_hidden, ResPubMoe *out)
 {
@@ -777,7 +801,8 @@ res_pub_moe_arch_in_text (const char *text, guint64 ffn_hidden, ResPubMoe *out)
       const char *q = p + 6;
       if (*q == 's')
         q++;
-      if (!word_start (low, p) || g_ascii_isalnum (*q) || *q == '_' || negated_near (low, p))
+      if (!word_start (low, p) || g_ascii_isalnum (*q) || *q == '_' || negated_near (low, p)
+          || sentence_of_other_runs (low, p))
         continue;
       gint64 v;
       if ((v = count_before (low, p, skip_shared, 1)) > 0

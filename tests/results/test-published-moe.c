@@ -537,6 +537,9 @@ test_arch_in_text (void)
   static const char *const none[] = {
     "8 experts", "top-2 routing", "8 experts top-2 and 16 experts top-4",
     "no experts, top-2 of nothing", "the top 10 runs of the table", "",
+    /* another model's shape, in a sentence about other runs */
+    "Dense model. Unlike the MoE variant with 8 experts top-2, every token uses the MLP.",
+    "Compared with Mixtral's 8 experts (top-2), this run is dense",
   };
   for (guint i = 0; i < G_N_ELEMENTS (none); i++)
     {
