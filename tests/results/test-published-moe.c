@@ -603,6 +603,69 @@ test_arch_in_text (void)
   g_assert_cmpint (c2->plan.ep, ==, 8);
 }
 
+/* The shipped MoE rows as the shared CSV would carry them, without the moe column: the
+ * readers (the preset the model cell names, the shape in the notes, the notes' EP and
+ * dispatcher) make at least 70 of the 78 MoE again (they were all dense and skipped
+ * before: refused for their ep, or not dividing DeepSeek-V3's 61 layers), and no row is
+ * read as a dense model with an ep. The 4 left are rows whose expert TP their text does
+ * not give. */
+static void
+test_shipped_rows_without_moe_column (void)
+{
+  const char *root = g_getenv ("TANDEM_SOURCE_ROOT");
+  g_assert_nonnull (root);
+  g_autofree char *path = g_build_filename (root, "data", "published-runs.csv", NULL);
+  g_autofree char *text = NULL;
+  g_assert_true (g_file_get_contents (path, &text, NULL, NULL));
+  g_autoptr (ResCsv) csv = shipped_csv ();
+  /* the header's names, less moe (the header is plain: no quotes) */
+  g_autofree char *first = g_strndup (text, strcspn (text, "\r\n"));
+  g_auto (GStrv) names = g_strsplit (first, ",", -1);
+  GString *out = g_string_new (NULL);
+  gboolean lead = TRUE;
+  for (guint j = 0; names[j] != NULL; j++)
+    if (strcmp (names[j], "moe") != 0)
+      {
+        g_string_append_printf (out, "%s%s", lead ? "" : ",", names[j]);
+        lead = FALSE;
+      }
+  g_string_append_c (out, '\n');
+  guint n_moe = 0;
+  for (guint r = 0; r < res_csv_n_rows (csv); r++)
+    {
+      if (res_csv_get (csv, r, "moe")[0] == '\0')
+        continue;
+      n_moe++;
+      lead = TRUE;
+      for (guint j = 0; names[j] != NULL; j++)
+        {
+          if (strcmp (names[j], "moe") == 0)
+            continue;
+          g_auto (GStrv) parts = g_strsplit (res_csv_get (csv, r, names[j]), "\"", -1);
+          g_autofree char *quoted = g_strjoinv ("\"\"", parts);
+          g_string_append_printf (out, "%s\"%s\"", lead ? "" : ",", quoted);
+          lead = FALSE;
+        }
+      g_string_append_c (out, '\n');
+    }
+  g_autofree char *stripped = g_string_free (out, FALSE);
+  g_autoptr (ResCsv) bare = res_csv_parse (stripped, -1, "stripped", NULL);
+  g_assert_nonnull (bare);
+  g_assert_cmpint (res_csv_column (bare, "moe"), <, 0);
+  g_assert_cmpuint (res_csv_n_rows (bare), ==, n_moe);
+  guint moe_ready = 0;
+  for (guint r = 0; r < res_csv_n_rows (bare); r++)
+    {
+      g_autoptr (ResPublishedCase) c = res_published_case_new (bare, r);
+      if (c->ready && c->moe.present)
+        moe_ready++;
+      /* never a dense model with its ep */
+      g_assert_false (c->ready && !c->moe.present && c->plan.ep > 1);
+    }
+  g_test_message ("%u of %u MoE rows without their moe column read as MoE", moe_ready, n_moe);
+  g_assert_cmpuint (moe_ready, >=, 70);
+}
+
 /* routing=tokendrop (the Megatron-Bridge tables' label) is token drop at NeMo's defaults,
  * capacity factor 1.0 padded, unless the cell states a factor; pad_to_capacity is pad */
 static void
@@ -1528,6 +1591,8 @@ main (int argc, char **argv)
   g_test_add_func ("/published-moe/shipped-models", test_shipped_models);
   g_test_add_func ("/published-moe/from-preset", test_from_preset);
   g_test_add_func ("/published-moe/arch-in-text", test_arch_in_text);
+  g_test_add_func ("/published-moe/shipped-rows-without-moe-column",
+                   test_shipped_rows_without_moe_column);
   g_test_add_func ("/published-moe/parse-tokendrop", test_parse_tokendrop);
   g_test_add_func ("/published-moe/plan-shape", test_plan_shape);
   g_test_add_func ("/published-moe/row-709-fits", test_row_709_fits);
