@@ -722,7 +722,12 @@ count_before (const char *low, const char *p, const char *const *skip, guint n_s
   const char *q = p;
   for (int round = 0; round < 2; round++)
     {
-      while (q > low && (q[-1] == ' ' || q[-1] == '-'))
+      /* spaces, or one hyphen joining the count to the noun ("8-expert"); not the "--" of
+       * a flag after another flag's value ("--expert-model-parallel-size 32
+       * --expert-tensor-parallel-size 1" read 32 experts) */
+      while (q > low && q[-1] == ' ')
+        q--;
+      if (q - low >= 2 && q[-1] == '-' && g_ascii_isdigit (q[-2]))
         q--;
       /* one word of `skip` before the noun ("routed", "shared") */
       const char *w = q;
@@ -761,6 +766,9 @@ sentence_of_other_runs (const char *low, const char *p)
   const char *from = p, *to = p;
   while (from > low && from[-1] != '.' && from[-1] != ';')
     from--;
+  /* "Fedus et al. report ...": the '.' of "et al." ends no sentence */
+  if (from - low >= 6 && strncmp (from - 6, "et al.", 6) == 0)
+    return TRUE;
   while (*to != '\0' && *to != '.' && *to != ';')
     to++;
   for (const char *w = from; w < to; w++)
@@ -771,6 +779,10 @@ sentence_of_other_runs (const char *low, const char *p)
       while (w + n < to && g_ascii_isalpha (w[n]))
         n++;
       if (n > 0 && word_among (w, n, other_runs, G_N_ELEMENTS (other_runs)))
+        return TRUE;
+      /* a citation: "Fedus et al. report 128 experts" (the '.' of "al." ends no sentence
+       * here: the sentence was cut there, so "et al" is at its end or "et" is) */
+      if (n == 2 && strncmp (w, "et", 2) == 0 && (w[2] == ' ') && strncmp (w + 3, "al", 2) == 0)
         return TRUE;
     }
   return FALSE;
@@ -799,11 +811,31 @@ res_pub_moe_arch_in_text (const char *text, guint64 ffn_hidden, ResPubMoe *out)
        p = strstr (p + 1, "expert"))
     {
       const char *q = p + 6;
-      if (*q == 's')
+      const gboolean plural = *q == 's';
+      if (plural)
         q++;
       if (!word_start (low, p) || g_ascii_isalnum (*q) || *q == '_' || negated_near (low, p)
           || sentence_of_other_runs (low, p))
         continue;
+      /* people, not layers: "12 experts' proposals" (possessive), "40 expert annotators",
+       * "8 expert raters" (the singular before another noun); the singular stays where
+       * a word of the MoE follows it or nothing does ("1 shared expert", "8-expert MoE",
+       * "1 shared expert of 2048") */
+      if (*q == '\'')
+        continue;
+      if (!plural && *q == ' ' && g_ascii_isalpha (q[1]))
+        {
+          static const char *const after[] = { "and", "with", "per", "plus", "of", "in",
+                                               "each", "moe", "layer", "layers", "ffn",
+                                               "mlp", "mixture", "model", "routing", "top",
+                                               "is", "was", "at", "for" };
+          const char *w = q + 1;
+          gsize n = 0;
+          while (g_ascii_isalpha (w[n]))
+            n++;
+          if (!word_among (w, n, after, G_N_ELEMENTS (after)))
+            continue;
+        }
       gint64 v;
       if ((v = count_before (low, p, skip_shared, 1)) > 0
           && count_before (low, p, NULL, 0) == 0)
@@ -835,8 +867,31 @@ res_pub_moe_arch_in_text (const char *text, guint64 ffn_hidden, ResPubMoe *out)
                                            "moe-router-topk", "num_experts_per_tok",
                                            "experts_per_token", "num_selected_experts" };
   gint64 k_key = count_after_labels (low, topk_keys, G_N_ELEMENTS (topk_keys));
-  static const char *const top_word[] = { "top" };
-  gint64 k_top = count_after_labels (low, top_word, 1);
+  /* a bare "top-2" only in a sentence about experts or routing ("8 experts top-2",
+   * "top-2 routing"; not "top-2 accuracy ... 8 expert raters", "one of the top 10") */
+  gint64 k_top = 0;
+  for (const char *p = strstr (low, "top"); p != NULL && k_top >= 0; p = strstr (p + 3, "top"))
+    {
+      const char *q = p + 3;
+      if (!word_start (low, p) || g_ascii_isalpha (*q) || *q == '_'
+          || (*q == '-' && !g_ascii_isdigit (q[1])) || negated_near (low, p))
+        continue;
+      if (*q == '-')
+        q++;
+      const gint64 v = count_after (q);
+      if (v <= 0)
+        continue;
+      const char *from = p, *to = p;
+      while (from > low && from[-1] != '.' && from[-1] != ';')
+        from--;
+      while (*to != '\0' && *to != '.' && *to != ';')
+        to++;
+      g_autofree char *sentence = g_strndup (from, (gsize) (to - from));
+      if (strstr (sentence, "expert") == NULL && strstr (sentence, "rout") == NULL
+          && strstr (sentence, "moe") == NULL && strstr (sentence, "gating") == NULL)
+        continue;
+      k_top = k_top != 0 && k_top != v ? -1 : v;
+    }
   for (guint i = 0; i < 2; i++)
     {
       const gint64 v = i == 0 ? k_key : k_top;
@@ -914,12 +969,48 @@ res_pub_moe_dispatcher_in_text (const char *text)
   return RES_PUB_DISPATCH_UNSTATED;
 }
 
+/* Whether the sentence holding `p` names a GPU count other than `gpus` ("The 1024-GPU
+ * production run used EP 16" in a 256-GPU row): another run's */
+static gboolean
+sentence_of_other_gpus (const char *low, const char *p, gint64 gpus)
+{
+  if (gpus <= 0)
+    return FALSE;
+  const char *from = p, *to = p;
+  while (from > low && from[-1] != '.' && from[-1] != ';')
+    from--;
+  while (*to != '\0' && *to != '.' && *to != ';')
+    to++;
+  for (const char *q = from; q < to; q++)
+    {
+      if (!g_ascii_isdigit (*q) || (q > from && (g_ascii_isalnum (q[-1]) || q[-1] == ',')))
+        continue;
+      char *end = NULL;
+      const gint64 v = g_ascii_strtoll (q, &end, 10);
+      const char *w = end;
+      if (*w == '-' || *w == ' ')
+        w++;
+      if ((g_str_has_prefix (w, "gpu") || g_str_has_prefix (w, "h100")
+           || g_str_has_prefix (w, "a100") || g_str_has_prefix (w, "b200")) && v != gpus)
+        return TRUE;
+      q = end - 1;
+    }
+  return FALSE;
+}
+
 gint64
-res_pub_moe_ep_in_text (const char *text)
+res_pub_moe_ep_in_text (const char *text, gint64 gpus)
 {
   if (text == NULL || *text == '\0')
     return 0;
   g_autofree char *low = g_ascii_strdown (text, -1);
+  /* blank the mentions in sentences about other runs, then read what is left */
+  static const char *const names[] = { "expert", "ep" };
+  for (guint i = 0; i < G_N_ELEMENTS (names); i++)
+    for (char *p = strstr (low, names[i]); p != NULL; p = strstr (p + 1, names[i]))
+      if (word_start (low, p) && (sentence_of_other_runs (low, p)
+                                  || sentence_of_other_gpus (low, p, gpus)))
+        p[0] = '#';
   static const char *const labels[] = { "expert_model_parallel_size",
                                         "expert-model-parallel-size",
                                         "expert model parallel size", "expert parallel size",

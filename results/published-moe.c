@@ -881,6 +881,16 @@ res_pub_moe_from_preset (const char *model_cell, guint64 hidden, guint64 layers,
     { "glm-4.5", "glm-4.5", "air" },
   };
   g_autofree char *low = g_ascii_strdown (model_cell, -1);
+  /* a cell that names the model to compare with, or as a baseline's, is another model's
+   * ("Llama 3 8B (baseline for the Mixtral 8x7B comparison)", "Llama 3 70B (vs Mixtral
+   * 8x7B)": Llama 3 8B has Mixtral 8x7B's layers, hidden size and heads) */
+  static const char *const other[] = { "vs", "vs.", "versus", "compared", "comparison",
+                                       "baseline", "than", "unlike", "dense" };
+  g_auto (GStrv) words = g_strsplit_set (low, " ()[],;:/", -1);
+  for (guint i = 0; words[i] != NULL; i++)
+    for (guint j = 0; j < G_N_ELEMENTS (other); j++)
+      if (strcmp (words[i], other[j]) == 0)
+        return FALSE;
   for (char *p = low; *p != '\0'; p++)
     if (*p == ' ' || *p == '_')
       *p = '-';

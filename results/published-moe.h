@@ -263,8 +263,10 @@ gboolean    res_pub_moe_arch_in_text   (const char *text, guint64 ffn_hidden, Re
 /* The expert-parallel size a text states after one of its names, for a row whose ep cell
  * is empty: "EP 8", "EP8", "ep=8", "expert parallel size 8", "expert parallelism 8",
  * "--expert-model-parallel-size 8", "expert_model_parallel_size: 8" ("ETP", "EDP" and
- * "DeepEP" are not its names); 0 none, -1 two different sizes. */
-gint64      res_pub_moe_ep_in_text     (const char *text);
+ * "DeepEP" are not its names), not in a sentence about other runs (a word of them, or
+ * a GPU count other than the row's `gpus`: "The 1024-GPU run used EP 16"); 0 none, -1
+ * two different sizes. */
+gint64      res_pub_moe_ep_in_text     (const char *text, gint64 gpus);
 
 /* The token dispatcher a text names: HybridEP ("HybridEP", "hybrid-ep"), else DeepEP
  * ("TE + DeepEP", "DeepEP"), else a Megatron config's moe_token_dispatcher_type alltoall /

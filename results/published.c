@@ -6765,7 +6765,8 @@ static const char *const framework_names[] = {
   "torchtune", "fsdp", "fairscale", "metaseq", "ncclx", "llm-foundry", "llm foundry",
   "llmfoundry", "composer", "maxtext", "jax", "pax", "levanter", "t5x", "easylm", "axlearn",
   "olmo", "litgpt", "lit-gpt", "lightning", "nanotron", "picotron", "primus", "hugging face",
-  "huggingface", "hf transformers", "hf trainer", "accelerate", "pytorch", NULL };
+  "huggingface", "hf transformers", "hf trainer", "accelerate", "pytorch",
+  "torch.distributed.pipelining", "dtensor", NULL };
 
 /* The framework cell as every rule reads it (computed once into c->framework_read): the
  * frameworks it names only to say the run did not use them blanked, by mention_off
@@ -8378,6 +8379,19 @@ tp_left_one (const ResPublishedCase *c, const ResCsv *csv, guint row, char **why
   return TRUE;
 }
 
+/* A sequence_parallel cell that names DeepSpeed-Ulysses as the row's, not negated ("yes
+ * (Megatron SP; not Ulysses)" is Megatron's SP: it was read as Ulysses, the regression
+ * audit of 7 Dec) */
+static gboolean
+names_ulysses (const char *cell)
+{
+  g_autofree char *low = g_ascii_strdown (cell, -1);
+  for (const char *p = strstr (low, "ulysses"); p != NULL; p = strstr (p + 7, "ulysses"))
+    if (!negated_before (low, p))
+      return TRUE;
+  return FALSE;
+}
+
 static gboolean
 map_plan (ResPublishedCase *c, const ResCsv *csv, guint row, gint64 global_batch, gboolean fp8)
 {
@@ -8593,21 +8607,21 @@ map_plan (ResPublishedCase *c, const ResCsv *csv, guint row, gint64 global_batch
     p->sequence_parallel = tp > 1 && c->stack->default_sequence_parallel;
   else if (sp_read == 0)
     p->sequence_parallel = FALSE;
-  else if (sp_read == 1 && !contains_ci (sp_t, "ulysses"))
+  else if (sp_read == 1 && !names_ulysses (sp_t))
     p->sequence_parallel = TRUE;
   /* DeepSpeed-Ulysses named in the cell with its degree in the cp column: the sequence
    * split by all-to-all of heads, which the plan models as context parallelism with the
    * a2a exchange (set below, after the cp cell's reading), and no Megatron SP (the
    * Megatron-DeepSpeed Ulysses example's rows: "DeepSpeed-Ulysses degree 8" at cp 8 were
    * skipped, audit of 7 Dec) */
-  else if (contains_ci (sp_t, "ulysses") && cp > 1)
+  else if (names_ulysses (sp_t) && cp > 1)
     {
       p->sequence_parallel = FALSE;
       ulysses = TRUE;
       c->sp_why = "DeepSpeed-Ulysses is the cp column's degree: context parallelism by "
                   "all-to-all, not Megatron's SP";
     }
-  else if (contains_ci (sp_t, "ulysses"))
+  else if (names_ulysses (sp_t))
     return skip (c, "sequence_parallel '%s': DeepSpeed-Ulysses splits attention heads over "
                  "ranks by all-to-all, context parallelism rather than Megatron's sequence "
                  "parallelism with TP (hint: its degree in the cp column, with sequence_"
@@ -9211,7 +9225,7 @@ map_plan (ResPublishedCase *c, const ResCsv *csv, guint row, gint64 global_batch
    * "--expert-model-parallel-size 8"), which read as ep 1, every expert on every rank */
   if (c->moe.present && cell_blank (csv, row, "ep"))
     {
-      const gint64 in_notes = res_pub_moe_ep_in_text (get (csv, row, "notes"));
+      const gint64 in_notes = res_pub_moe_ep_in_text (get (csv, row, "notes"), c->n_gpus);
       if (in_notes > 1)
         {
           ep = in_notes;
@@ -9715,7 +9729,13 @@ map_precision (ResPublishedCase *c, const char *cell, const char *notes, const c
    * bf16 (its "fp8 off" read as FP8 said off). The rules below read the rest; skip
    * reasons quote the cell as written. */
   g_autofree char *text = blank_negated (cell, recipe_keys, NULL);
-  if (contains_ci (text, "nvfp4") || contains_ci (text, "fp4"))
+  /* an FP4 that is the checkpoint's format, not the training's ("bf16 (MXFP4 checkpoint
+   * upcast)": gpt-oss ships its expert weights in MXFP4; a row training it in bf16 was
+   * read as NVFP4 and skipped on H100 for want of FP4 tensor cores) */
+  static const char *const stored[] = { "checkpoint", "upcast", "dequantiz", "stored in",
+                                        NULL };
+  const gboolean fp4_stored = contains_any_ci (text, stored);
+  if ((contains_ci (text, "nvfp4") || contains_ci (text, "fp4")) && !fp4_stored)
     {
       if (c->cluster->device.peak_flops[TOPO_DTYPE_FP4] <= 0)
         return skip (c, "precision '%s': %s has no FP4 tensor cores", cell,
@@ -11109,7 +11129,14 @@ case_map (ResPublishedCase *c, const ResCsv *csv, guint row, TopoCluster *on)
       /* ... else an MoE shape the model cell or the notes state (Grok-1's "8 experts
        * top-2"), the expert width the row's ffn_hidden where the text gives none */
       gint64 f = 0;
-      if (!c->moe.present)
+      /* not where the model cell calls the model dense ("T5-style dense 11B baseline"
+       * beside notes on Switch's 128 experts) */
+      g_autofree char *model_low = g_ascii_strdown (get (csv, row, "model"), -1);
+      const char *dense_word = strstr (model_low, "dense");
+      if (dense_word != NULL && (dense_word == model_low || !g_ascii_isalnum (dense_word[-1]))
+          && !g_ascii_isalnum (dense_word[5]))
+        ;
+      else if (!c->moe.present)
         {
           const guint64 ffn = cell_count (get (csv, row, "ffn_hidden"), &f) ? (guint64) f : 0;
           if (res_pub_moe_arch_in_text (get (csv, row, "model"), ffn, &c->moe))

@@ -1208,6 +1208,15 @@ test_ulysses_in_sp_cell (void)
           g_assert_nonnull (strstr (c->skip_reason, "its degree in the cp column"));
         }
     }
+  /* Ulysses said not to be the row's: Megatron's SP, cp by the stack's exchange */
+  g_autoptr (ResPublishedCase) m = case_of (
+    "row_id,model,gpu_type,n_gpus,n_layers,hidden,n_heads,vocab,seq_len,tp,pp,cp,"
+    "sequence_parallel,framework,precision,global_batch,step_time_s\n"
+    "1,GPT,H100-SXM-80GB,32,16,2048,16,50257,32768,2,1,2,"
+    "yes (Megatron SP; not Ulysses),Megatron-Core,bf16,16,10.0\n");
+  g_assert_true (m->ready);
+  g_assert_true (m->plan.sequence_parallel);
+  g_assert_cmpint (m->plan.cp_comm, !=, PLAN_CP_A2A);
 }
 
 /* A pipelined row that names no schedule, on a stack that offers GPipe and not 1F1B
@@ -1256,6 +1265,7 @@ test_megatron_lm_device (void)
     { "H100-SXM-80GB", "KempnerForge (PyTorch FSDP2 + DTensor TP, torch.compile)",
       "torchtitan", NULL },
     { "H100-SXM-80GB", "OLMo-core (PyTorch FSDP2/HSDP, torch.compile)", "pytorch-fsdp", NULL },
+    { "H100-SXM-80GB", "PyTorch FSDP2 (no DTensor TP)", "pytorch-fsdp", NULL },
     { "H100-SXM-80GB", "", "megatron-core", NULL },
     /* a table's dash says nothing: the default, not "not recognised" */
     { "H100-SXM-80GB", "\xe2\x80\x94", "megatron-core", NULL },
@@ -1448,6 +1458,18 @@ test_precision (void)
       g_assert_true (fp4->fp4);
       g_assert_cmpint (fp4->plan.compute_dtype, ==, PLAN_PREC_FP4);
       g_assert_false (fp4->fp8_attention);
+    }
+  /* an FP4 that is the checkpoint's format (gpt-oss ships MXFP4 expert weights): the
+   * training's bf16, on Hopper too (it was skipped there for want of FP4 tensor cores) */
+  static const char *const stored_fp4[] = { "bf16 (MXFP4 checkpoint upcast)",
+                                            "bf16; weights dequantized from MXFP4" };
+  for (guint i = 0; i < G_N_ELEMENTS (stored_fp4); i++)
+    {
+      g_autoptr (ResPublishedCase) st = row ("H100-SXM-80GB", 8, 1, "", "", stored_fp4[i]);
+      if (!st->ready)
+        g_error ("%s: %s", stored_fp4[i], st->skip_reason);
+      g_assert_false (st->fp4);
+      g_assert_cmpint (st->plan.compute_dtype, ==, PLAN_PREC_BF16);
     }
   /* The recipe a row names (its quantization bytes and, for MXFP8, the block-scaled GEMM
    * rate: sim_cost_options_apply_plan): "current scaling" / "FP8-CS" / "tensorwise" ->
