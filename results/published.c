@@ -2512,6 +2512,24 @@ map_model (ResPublishedCase *c, const ResCsv *csv, guint row, guint64 *seq_out)
   gboolean has_ffn = cell_count (get (csv, row, "ffn_hidden"), &ffn);
   guint64 kv_heads = has_kv ? (guint64) kv : heads;            /* empty -> n_heads */
   guint64 ffn_hidden = has_ffn ? (guint64) ffn : 4 * hidden;   /* empty -> 4h */
+  /* an MoE preset the model cell names (res_pub_moe_from_preset matched its hidden size,
+   * layers and heads) whose heads are not hidden / heads wide: the preset is the model, as
+   * a hybrid's is below (GLM-4.5: 96 heads of 128 on a hidden of 5120 was skipped here) */
+  if (hidden % heads != 0 && c->moe.present && c->moe.preset != NULL)
+    {
+      g_autoptr (ModelSpec) p = model_spec_load_preset (c->moe.preset, NULL);
+      if (p != NULL)
+        {
+          c->model = model_spec_copy (p);
+          g_free (c->model->name);
+          c->model->name = g_strdup (c->model_label);
+          /* the row's sequence is the one trained (validate takes the model's
+           * max_positions as it: GLM-4.5's 131072 read as the run's 4096) */
+          c->model->max_positions = seq;
+          *seq_out = seq;
+          return TRUE;
+        }
+    }
   if (hidden % heads != 0)
     return skip (c, "hidden %" G_GUINT64_FORMAT " is not a multiple of n_heads %"
                  G_GUINT64_FORMAT, hidden, heads);
@@ -2558,7 +2576,9 @@ map_model (ResPublishedCase *c, const ResCsv *csv, guint row, guint64 *seq_out)
           c->model = model_spec_copy (p);
           g_free (c->model->name);
           c->model->name = g_strdup (c->model_label);
-          c->model->max_positions = MAX (c->model->max_positions, seq);
+          /* the row's sequence (the trained one: validate reads max_positions as it; a
+           * preset's longer context would have been taken for the run's) */
+          c->model->max_positions = seq;
           c->model_preset = presets[i];
           *seq_out = seq;
           return TRUE;

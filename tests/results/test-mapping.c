@@ -2465,6 +2465,13 @@ test_hybrid_mamba_model (void)
   g_autoptr (ResPublishedCase) c8 = case_of (n8);
   g_assert_true (c8->ready);
   g_assert_cmpstr (c8->model_preset, ==, "nemotron-h-8b");
+  /* the row's sequence is the one trained, below the preset's 8192 context too (it took
+   * the longer of the two) */
+  g_autofree char *n4k = g_strconcat (head, "1,NemotronH-8B,H100-SXM-80GB,8,52,4096,32,8,"
+                                      "21504,131072,4096,1,1,1,8,1.0\n", NULL);
+  g_autoptr (ResPublishedCase) c4k = case_of (n4k);
+  g_assert_true (c4k->ready);
+  g_assert_cmpuint (c4k->model->max_positions, ==, 4096);
   /* Nemotron-H 47B (98 layers): no preset, skipped with the way to predict it */
   g_autofree char *n47 = g_strconcat (head, "1,Nemotron-H 47B,H100-SXM-80GB,64,98,8192,64,8,"
                                       "30720,131072,8192,8,1,1,64,15.0\n", NULL);

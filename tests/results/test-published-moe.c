@@ -500,6 +500,21 @@ test_from_preset (void)
   g_assert_cmpuint (c->model->n_experts, ==, 128);
   g_assert_cmpuint (c->model->moe_ffn, ==, 768);
   g_assert_cmpint (c->plan.ep, ==, 8);
+
+  /* GLM-4.5's 96 heads of 128 on a hidden of 5120 (not a multiple): the preset is the
+   * model (it was skipped), at the row's sequence, not the preset's 131072 context */
+  static const char glm[] =
+    "row_id,model,gpu_type,n_gpus,n_layers,hidden,n_heads,n_kv_heads,ffn_hidden,vocab,"
+    "seq_len,tp,pp,ep,sequence_parallel,global_batch,step_time_s\n"
+    "5,GLM-4.5,H100-SXM-80GB,256,92,5120,96,8,12288,151552,4096,2,4,16,yes,512,20.0\n";
+  g_autoptr (ResCsv) gcsv = res_csv_parse (glm, -1, "inline", NULL);
+  g_autoptr (ResPublishedCase) g = res_published_case_new (gcsv, 0);
+  if (!g->ready)
+    g_error ("%s", g->skip_reason);
+  g_assert_cmpstr (g->moe.preset, ==, "glm-4.5");
+  g_assert_cmpuint (g->model->head_dim, ==, 128);
+  g_assert_cmpuint (g->model->n_experts, ==, 160);
+  g_assert_cmpuint (g->model->max_positions, ==, 4096);
 }
 
 /* An MoE's shape in free text (no moe cell, no preset): the routed experts and the
