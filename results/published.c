@@ -2524,8 +2524,10 @@ map_model (ResPublishedCase *c, const ResCsv *csv, guint row, guint64 *seq_out)
           g_free (c->model->name);
           c->model->name = g_strdup (c->model_label);
           /* the row's sequence is the one trained (validate takes the model's
-           * max_positions as it: GLM-4.5's 131072 read as the run's 4096) */
+           * max_positions as it: GLM-4.5's 131072 read as the run's 4096), and its
+           * vocabulary the one run (a recipe's tokenizer may not be the model's) */
           c->model->max_positions = seq;
+          c->model->vocab = vocab;
           *seq_out = seq;
           return TRUE;
         }
