@@ -9254,6 +9254,19 @@ map_plan (ResPublishedCase *c, const ResCsv *csv, guint row, gint64 global_batch
           c->moe.ep_from = "the notes";
         }
     }
+  /* an expert TP the row leaves unstated, on Megatron-Bridge: its MoE recipes' 1
+   * (src/megatron/bridge/recipes/qwen/qwen3_moe.py _qwen3_moe_common:
+   * expert_tensor_parallel_size: int = 1; recipes/deepseek/deepseek_v3.py
+   * _deepseek_v3_common: model_cfg.expert_tensor_parallel_size = 1), not Megatron-Core's
+   * default, the TP degree, which spreads each expert group over TP x EP ranks */
+  if (c->moe.present && c->moe.etp == 0 && p->tp > 1
+      && (contains_ci (framework_cell (c, csv, row), "megatron-bridge")
+          || contains_ci (framework_cell (c, csv, row), "megatron bridge")))
+    {
+      c->moe.etp = 1;
+      c->moe.etp_from = "Megatron-Bridge's MoE recipes, expert_tensor_parallel_size 1 (the "
+                        "row states none)";
+    }
   res_pub_moe_plan (&c->moe, ep, p);
   /* overlaps the stack runs in every run (hai-llm: DualPipe pairs each all-to-all and the
    * shared expert with another chunk's compute, frameworks/presets/hai-llm.json) */

@@ -501,6 +501,26 @@ test_from_preset (void)
   g_assert_cmpuint (c->model->moe_ffn, ==, 768);
   g_assert_cmpint (c->plan.ep, ==, 8);
 
+  /* an expert TP the row leaves unstated: on Megatron-Bridge its MoE recipes' 1
+   * (qwen3_moe.py _qwen3_moe_common, deepseek_v3.py), on Megatron-Core its default, the
+   * TP degree (Qwen3-235B-A22B at tp 2, ep 8 on 256 H100s: 16 ranks a stage fold either) */
+  static const struct { const char *fw; int etp; } etps[] = {
+    { "NeMo Megatron-Bridge 25.11", 1 }, { "Megatron-Core 0.12", 2 },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (etps); i++)
+    {
+      g_autofree char *t = g_strdup_printf (
+        "row_id,model,gpu_type,n_gpus,n_layers,hidden,n_heads,n_kv_heads,ffn_hidden,vocab,"
+        "seq_len,tp,pp,ep,sequence_parallel,global_batch,step_time_s,framework\n"
+        "5,Qwen3-235B-A22B,H100-SXM-80GB,256,94,4096,64,4,12288,151936,4096,2,4,8,yes,512,"
+        "20.0,%s\n", etps[i].fw);
+      g_autoptr (ResCsv) ecsv = res_csv_parse (t, -1, "inline", NULL);
+      g_autoptr (ResPublishedCase) e = res_published_case_new (ecsv, 0);
+      if (!e->ready)
+        g_error ("%s: %s", etps[i].fw, e->skip_reason);
+      g_assert_cmpint (e->plan.etp > 0 ? e->plan.etp : e->plan.tp, ==, etps[i].etp);
+    }
+
   /* GLM-4.5's 96 heads of 128 on a hidden of 5120 (not a multiple): the preset is the
    * model (it was skipped), at the row's sequence, not the preset's 131072 context */
   static const char glm[] =
