@@ -757,20 +757,41 @@ count_before (const char *low, const char *p, const char *const *skip, guint n_s
   return v;
 }
 
+/* The sentence holding `p` (inside `low`): from after the '.' or ';' before it to the
+ * next one or the text's end */
+static void
+sentence_bounds (const char *low, const char *p, const char **from, const char **to)
+{
+  const char *f = p, *t = p;
+  while (f > low && f[-1] != '.' && f[-1] != ';')
+    f--;
+  while (*t != '\0' && *t != '.' && *t != ';')
+    t++;
+  *from = f;
+  *to = t;
+}
+
+/* A count read again into `*acc`: the first kept, a different one makes it -1 (no
+ * reading), as does a reading that was already -1; 0 reads nothing */
+static void
+agree (gint64 *acc, gint64 v)
+{
+  if (v == 0)
+    return;
+  *acc = v < 0 || (*acc != 0 && *acc != v) ? -1 : v;
+}
+
 /* Whether the sentence holding `p` (inside `low`; bounded by '.', ';' or the text's ends)
  * has a word of other runs ("unlike the MoE variant with 8 experts", "compared with
  * Mixtral's 8 experts"): the shape there is another model's */
 static gboolean
 sentence_of_other_runs (const char *low, const char *p)
 {
-  const char *from = p, *to = p;
-  while (from > low && from[-1] != '.' && from[-1] != ';')
-    from--;
+  const char *from, *to;
+  sentence_bounds (low, p, &from, &to);
   /* "Fedus et al. report ...": the '.' of "et al." ends no sentence */
   if (from - low >= 6 && strncmp (from - 6, "et al.", 6) == 0)
     return TRUE;
-  while (*to != '\0' && *to != '.' && *to != ';')
-    to++;
   for (const char *w = from; w < to; w++)
     {
       if (w != from && g_ascii_isalnum (w[-1]))
@@ -840,16 +861,12 @@ res_pub_moe_arch_in_text (const char *text, guint64 ffn_hidden, ResPubMoe *out)
       if ((v = count_before (low, p, skip_shared, 1)) > 0
           && count_before (low, p, NULL, 0) == 0)
         {
-          /* "1 shared expert": the word before the noun was "shared" */
-          if (shared != 0 && shared != v)
-            shared = -1;
-          else
-            shared = v;
+          agree (&shared, v);       /* "1 shared expert": "shared" before the noun */
           continue;
         }
       if ((v = count_before (low, p, skip_active, 3)) > 0 && count_before (low, p, NULL, 0) == 0)
         {
-          top_k = top_k != 0 && top_k != v ? -1 : v;
+          agree (&top_k, v);
           continue;
         }
       v = count_before (low, p, skip_routed, G_N_ELEMENTS (skip_routed));
@@ -858,10 +875,10 @@ res_pub_moe_arch_in_text (const char *text, guint64 ffn_hidden, ResPubMoe *out)
       if (g_str_has_prefix (q, " per token") || g_str_has_prefix (q, " activated")
           || g_str_has_prefix (q, " active"))
         {
-          top_k = top_k != 0 && top_k != v ? -1 : v;
+          agree (&top_k, v);
           continue;
         }
-      experts = experts != 0 && experts != v ? -1 : v;
+      agree (&experts, v);
     }
   static const char *const topk_keys[] = { "top_k", "top-k", "topk", "moe_router_topk",
                                            "moe-router-topk", "num_experts_per_tok",
@@ -881,24 +898,16 @@ res_pub_moe_arch_in_text (const char *text, guint64 ffn_hidden, ResPubMoe *out)
       const gint64 v = count_after (q);
       if (v <= 0)
         continue;
-      const char *from = p, *to = p;
-      while (from > low && from[-1] != '.' && from[-1] != ';')
-        from--;
-      while (*to != '\0' && *to != '.' && *to != ';')
-        to++;
+      const char *from, *to;
+      sentence_bounds (low, p, &from, &to);
       g_autofree char *sentence = g_strndup (from, (gsize) (to - from));
       if (strstr (sentence, "expert") == NULL && strstr (sentence, "rout") == NULL
           && strstr (sentence, "moe") == NULL && strstr (sentence, "gating") == NULL)
         continue;
-      k_top = k_top != 0 && k_top != v ? -1 : v;
+      agree (&k_top, v);
     }
-  for (guint i = 0; i < 2; i++)
-    {
-      const gint64 v = i == 0 ? k_key : k_top;
-      if (v == 0)
-        continue;
-      top_k = v < 0 || (top_k != 0 && top_k != v) ? -1 : v;
-    }
+  agree (&top_k, k_key);
+  agree (&top_k, k_top);
   if (experts < 2 || experts > 65536 || top_k < 1 || top_k > experts)
     return FALSE;
   static const char *const ffn_keys[] = { "moe_ffn", "moe_intermediate_size",
@@ -913,9 +922,7 @@ res_pub_moe_arch_in_text (const char *text, guint64 ffn_hidden, ResPubMoe *out)
     return FALSE;
   static const char *const shared_keys[] = { "n_shared_experts", "num_shared_experts",
                                              "shared_experts" };
-  const gint64 shared_key = count_after_labels (low, shared_keys, G_N_ELEMENTS (shared_keys));
-  if (shared_key != 0)
-    shared = shared != 0 && shared != shared_key ? -1 : shared_key;
+  agree (&shared, count_after_labels (low, shared_keys, G_N_ELEMENTS (shared_keys)));
   if (shared < 0)
     return FALSE;
   static const char *const dense_keys[] = { "first_k_dense_replace", "first-k-dense-replace" };
@@ -976,11 +983,8 @@ sentence_of_other_gpus (const char *low, const char *p, gint64 gpus)
 {
   if (gpus <= 0)
     return FALSE;
-  const char *from = p, *to = p;
-  while (from > low && from[-1] != '.' && from[-1] != ';')
-    from--;
-  while (*to != '\0' && *to != '.' && *to != ';')
-    to++;
+  const char *from, *to;
+  sentence_bounds (low, p, &from, &to);
   for (const char *q = from; q < to; q++)
     {
       if (!g_ascii_isdigit (*q) || (q > from && (g_ascii_isalnum (q[-1]) || q[-1] == ',')))

@@ -2462,6 +2462,19 @@ vocab_in_thousands (const char *cell, gint64 *out)
   return TRUE;
 }
 
+/* A shipped preset as the row's model (a hybrid Mamba-2 preset, or an MoE preset whose
+ * heads are not hidden / heads wide): a copy named as the row's model cell, at the row's
+ * sequence, the one trained (validate reads max_positions as it; the preset's longer
+ * context was taken for the run's: GLM-4.5 at 4096 tokens ran at its 131072) */
+static void
+take_preset_model (ResPublishedCase *c, const ModelSpec *p, guint64 seq)
+{
+  c->model = model_spec_copy (p);
+  g_free (c->model->name);
+  c->model->name = g_strdup (c->model_label);
+  c->model->max_positions = seq;
+}
+
 static gboolean
 map_model (ResPublishedCase *c, const ResCsv *csv, guint row, guint64 *seq_out)
 {
@@ -2520,13 +2533,8 @@ map_model (ResPublishedCase *c, const ResCsv *csv, guint row, guint64 *seq_out)
       g_autoptr (ModelSpec) p = model_spec_load_preset (c->moe.preset, NULL);
       if (p != NULL)
         {
-          c->model = model_spec_copy (p);
-          g_free (c->model->name);
-          c->model->name = g_strdup (c->model_label);
-          /* the row's sequence is the one trained (validate takes the model's
-           * max_positions as it: GLM-4.5's 131072 read as the run's 4096), and its
-           * vocabulary the one run (a recipe's tokenizer may not be the model's) */
-          c->model->max_positions = seq;
+          take_preset_model (c, p, seq);
+          /* and the row's vocabulary (a recipe's tokenizer may not be the model's) */
           c->model->vocab = vocab;
           *seq_out = seq;
           return TRUE;
@@ -2575,12 +2583,7 @@ map_model (ResPublishedCase *c, const ResCsv *csv, guint row, guint64 *seq_out)
           if (p == NULL || p->hidden != hidden || p->n_layers != layers || p->n_heads != heads
               || (has_ffn && p->ffn_hidden != ffn_hidden))
             continue;
-          c->model = model_spec_copy (p);
-          g_free (c->model->name);
-          c->model->name = g_strdup (c->model_label);
-          /* the row's sequence (the trained one: validate reads max_positions as it; a
-           * preset's longer context would have been taken for the run's) */
-          c->model->max_positions = seq;
+          take_preset_model (c, p, seq);
           c->model_preset = presets[i];
           *seq_out = seq;
           return TRUE;
@@ -11167,11 +11170,10 @@ case_map (ResPublishedCase *c, const ResCsv *csv, guint row, TopoCluster *on)
       /* not where the model cell calls the model dense ("T5-style dense 11B baseline"
        * beside notes on Switch's 128 experts) */
       g_autofree char *model_low = g_ascii_strdown (get (csv, row, "model"), -1);
-      const char *dense_word = strstr (model_low, "dense");
-      if (dense_word != NULL && (dense_word == model_low || !g_ascii_isalnum (dense_word[-1]))
-          && !g_ascii_isalnum (dense_word[5]))
-        ;
-      else if (!c->moe.present)
+      static const char *const dense_word[] = { "dense", NULL };
+      const char *d = first_word_start (model_low, dense_word);
+      const gboolean model_dense = d != NULL && !g_ascii_isalnum (d[5]);
+      if (!c->moe.present && !model_dense)
         {
           const guint64 ffn = cell_count (get (csv, row, "ffn_hidden"), &f) ? (guint64) f : 0;
           if (res_pub_moe_arch_in_text (get (csv, row, "model"), ffn, &c->moe))
