@@ -6441,7 +6441,9 @@ qualifier_attention (const char *q)
 }
 
 /* Rules, first that applies (examples in tests/results/test-mapping.c):
- *  empty or not stated (also "N.A.", a dash) -> the notes' kind, else none (below);
+ *  empty or not stated (also "N.A.", a dash) -> the notes' kind, else full where the
+ *    cell, the FLOP convention or the notes say the TFLOP/s used Megatron-DeepSpeed's
+ *    checkpoint-activations factor 4 (ckpt_factor_said), else none (below);
  *  "AC: full", "recompute = selective" -> the value after the label, by these rules; a
  *    space alone separates a label from a value word ("AC full", "AC none", "activation
  *    checkpointing off"; labels also "activation recomputation", "gradient
@@ -6726,6 +6728,42 @@ notes_selective_recompute (const char *notes)
   return FALSE;
 }
 
+/* The activation-checkpointing factor a text says its TFLOP/s count used: 4 or 3, else 0.
+ * Megatron-DeepSpeed's throughput calculator (megatron/utils.py throughput_calculator,
+ * and the DeepSpeed-Chat / GPT-NeoX copies of it) counts 24 x factor x B s L h^2 (...)
+ * FLOPs an iteration with "checkpoint_activations_factor = 4 if args.checkpoint_activations
+ * else 3": a TFLOP/s figure said to use the factor 4 comes from a run that recomputed every
+ * layer, 3 from one that did not. The factor is read where its clause (between '(', ')',
+ * ';', ',' and '.') names checkpointing ("checkpoint-activations factor 4",
+ * "checkpoint_activations_factor = 4", "the factor of 4 used with activation
+ * check-pointing") and says nothing off ("not", "no", "without", "instead of"). BigScience's
+ * Jean Zay benchmarks, recompute cell "not stated (the reported TFLOPs reproduce with the
+ * checkpoint-activations factor 4)", read no recompute: 12 rows -28..-49%, -3..-27% with it
+ * (audit of 8 Dec). */
+static int
+ckpt_factor_said (const char *text)
+{
+  if (text == NULL || *text == '\0')
+    return 0;
+  g_autofree char *low = g_ascii_strdown (text, -1);
+  static const char *const off[] = { "not ", "no ", "without", "w/o", "instead of", NULL };
+  for (const char *p = strstr (low, "factor"); p != NULL; p = strstr (p + 6, "factor"))
+    {
+      g_autofree char *clause = clause_at (low, p, "(;,", ");,");
+      if ((strstr (clause, "checkpoint") == NULL && strstr (clause, "check-point") == NULL)
+          || contains_any_ci (clause, off))
+        continue;
+      const char *v = p + 6;
+      while (*v == ' ' || *v == '=' || *v == ':')
+        v++;
+      if (g_str_has_prefix (v, "of "))
+        v += 3;
+      if ((*v == '3' || *v == '4') && !g_ascii_isalnum (v[1]) && v[1] != '.')
+        return *v - '0';
+    }
+  return 0;
+}
+
 /* The kind of recompute a cell leaves where it says a kind off: "no full recompute
  * (selective only)" -> selective (read as none by its "no"), "no selective, full" ->
  * full, a cell that starts with a kind and says it off ("full recompute disabled", read as
@@ -6938,6 +6976,18 @@ map_recompute_as (ResPublishedCase *c, const char *text, const char *whole, cons
                || notes_affirm (notes, "activation checkpointing")
                || contains_ci (convention, "INCLUDES full activation recompute"))
         *out = PLAN_RECOMPUTE_FULL;
+      /* the TFLOP/s counted with Megatron-DeepSpeed's checkpoint-activations factor 4
+       * (ckpt_factor_said), in the cell's own words, the convention or the notes */
+      else if (ckpt_factor_said (w) == 4
+               || (ckpt_factor_said (w) == 0
+                   && (ckpt_factor_said (convention) == 4
+                       || (ckpt_factor_said (convention) == 0 && ckpt_factor_said (notes) == 4))))
+        {
+          *out = PLAN_RECOMPUTE_FULL;
+          c->recompute_why = "the TFLOP/s counted with the checkpoint-activations factor 4 "
+                             "(Megatron-DeepSpeed's throughput calculator counts 4 passes "
+                             "only where activations are checkpointed)";
+        }
       else
         *out = PLAN_RECOMPUTE_NONE;
     }

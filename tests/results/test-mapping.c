@@ -2782,6 +2782,8 @@ row_model (const char *model, const char *framework, const char *vocab, const ch
  * BPE padded by Megatron-LM (51,200) for GPT models run with Megatron, OPT's 50,272,
  * otherwise a skip that names every missing cell; full recompute where the row's FLOP
  * convention says its runs recomputed. */
+static ResPublishedCase *rc_row (const char *recompute, const char *notes);
+
 static void
 test_unstated (void)
 {
@@ -2826,6 +2828,44 @@ test_unstated (void)
     "full activation recompute (4 passes)");
   g_assert_true (sc21->ready);
   g_assert_cmpint (sc21->plan.recompute, ==, PLAN_RECOMPUTE_FULL);
+
+  /* Megatron-DeepSpeed's throughput calculator counts 24 x 4 x B s L h^2 (...) only
+   * where activations are checkpointed (checkpoint_activations_factor = 4 if
+   * args.checkpoint_activations else 3): a convention, recompute cell or notes that
+   * says the TFLOP/s used the factor 4 is a run that recomputed every layer (BigScience's
+   * Jean Zay benchmarks); 3, said off, or a factor of something else is none */
+  static const struct { const char *convention; PlanRecompute want; } factor[] = {
+    { "BigScience Megatron-DeepSpeed TFLOPs: 96*B*s*L*h^2*(1+s/6h+V/16Lh) per iteration "
+      "(checkpoint-activations factor 4), per GPU", PLAN_RECOMPUTE_FULL },
+    { "throughput_calculator with checkpoint_activations_factor = 4", PLAN_RECOMPUTE_FULL },
+    { "24 x factor x B s L h^2, the factor of 4 used with activation check-pointing",
+      PLAN_RECOMPUTE_FULL },
+    { "throughput_calculator with checkpoint_activations_factor = 3", PLAN_RECOMPUTE_NONE },
+    { "TFLOPs not with the checkpoint-activations factor 4", PLAN_RECOMPUTE_NONE },
+    { "batch grown by a factor 4, checkpointing as the log prints", PLAN_RECOMPUTE_NONE },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (factor); i++)
+    {
+      g_autoptr (ResPublishedCase) f = row_model ("GPT", "Megatron-DeepSpeed", "51200", "32",
+                                                  factor[i].convention);
+      if (!f->ready)
+        g_error ("'%s': %s", factor[i].convention, f->skip_reason);
+      if (f->plan.recompute != factor[i].want)
+        g_error ("'%s': recompute %d, want %d", factor[i].convention, f->plan.recompute,
+                 factor[i].want);
+    }
+  g_autoptr (ResPublishedCase) cell = rc_row ("not stated (the reported TFLOPs reproduce with "
+                                              "the checkpoint-activations factor 4)", "");
+  g_assert_true (cell->ready);
+  g_assert_cmpint (cell->plan.recompute, ==, PLAN_RECOMPUTE_FULL);
+  g_autoptr (ResPublishedCase) note = rc_row ("", "TFLOPs from the log (checkpoint-activations "
+                                              "factor 4).");
+  g_assert_cmpint (note->plan.recompute, ==, PLAN_RECOMPUTE_FULL);
+  /* the cell's own factor 3 decides over the notes' 4 */
+  g_autoptr (ResPublishedCase) mixed = rc_row ("not stated (checkpoint-activations factor 3 "
+                                               "reproduces the TFLOPs)", "An earlier run: "
+                                               "checkpoint-activations factor 4.");
+  g_assert_cmpint (mixed->plan.recompute, ==, PLAN_RECOMPUTE_NONE);
 }
 
 /* One row of the small GPT on 16 A100s with the given recompute cell and notes. */
