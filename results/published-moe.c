@@ -878,6 +878,7 @@ res_pub_moe_from_preset (const char *model_cell, guint64 hidden, guint64 layers,
     { "kimi-k2", "kimi-k2", NULL },
     { "dbrx", "dbrx", NULL },
     { "olmoe", "olmoe-1b-7b", NULL },
+    { "glm-4.5-air", "glm-4.5-air", NULL },
     { "glm-4.5", "glm-4.5", "air" },
   };
   g_autofree char *low = g_ascii_strdown (model_cell, -1);

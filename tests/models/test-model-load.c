@@ -908,6 +908,10 @@ test_params_families (void)
     { "dbrx", "dbrx", 131596523520, 36469708800, 132, 36, 1, FALSE },
     { "olmoe-1b-7b", "olmoe", 6919161856, 1282017280, 6.9, 1.3, 0.1, FALSE },
     { "glm-4.5", "glm4_moe", 352797829024, 33632266144, 355, 32, 3, FALSE },
+    /* GLM-4.5-Air: its card's 106B total / 12B active; the loader's 106.85B / 13.42B,
+     * 12.80B without the input embedding table (1 dense + 45 MoE layers of 128 experts of
+     * 1408 and one shared, top 8; slime's glm4.5-106B-A12B.sh) */
+    { "glm-4.5-air", "glm4_moe", 106852251264, 13424129664, 106, 12, 1, TRUE },
   };
   for (gsize i = 0; i < G_N_ELEMENTS (want); i++)
     {

@@ -535,6 +535,23 @@ test_from_preset (void)
   g_assert_cmpuint (g->model->head_dim, ==, 128);
   g_assert_cmpuint (g->model->n_experts, ==, 160);
   g_assert_cmpuint (g->model->max_positions, ==, 4096);
+
+  /* GLM-4.5-Air (96 heads of 128 on a hidden of 4096) is its own preset, not GLM-4.5's
+   * ("air" keeps the GLM-4.5 name off it): 128 experts, one dense layer; it was refused
+   * for hidden % heads */
+  static const char air[] =
+    "row_id,model,gpu_type,n_gpus,n_layers,hidden,n_heads,n_kv_heads,ffn_hidden,vocab,"
+    "seq_len,tp,pp,ep,global_batch,step_time_s\n"
+    "6,GLM-4.5-Air,H100-SXM-80GB,64,46,4096,96,8,10944,151552,4096,1,2,8,512,20.0\n";
+  g_autoptr (ResCsv) acsv = res_csv_parse (air, -1, "inline", NULL);
+  g_autoptr (ResPublishedCase) a = res_published_case_new (acsv, 0);
+  if (!a->ready)
+    g_error ("%s", a->skip_reason);
+  g_assert_cmpstr (a->moe.preset, ==, "glm-4.5-air");
+  g_assert_cmpuint (a->model->n_experts, ==, 128);
+  g_assert_cmpuint (a->model->moe_ffn, ==, 1408);
+  g_assert_cmpuint (a->model->first_dense_layers, ==, 1);
+  g_assert_cmpuint (a->model->head_dim, ==, 128);
 }
 
 /* An MoE's shape in free text (no moe cell, no preset): the routed experts and the
