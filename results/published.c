@@ -5401,6 +5401,67 @@ vp_schedule_named (const char *cell)
   return -1;
 }
 
+/* Whether the notes name a zero-bubble schedule as the run's (for a virtual_pipeline cell
+ * that names no schedule): one of Qi et al.'s names (ZB-H1, ZB-H2, ZB-V, ZB-1p, ZB-2p,
+ * V-ZB, as vp_schedule_named reads them in the cell), or "zero bubble" / "zero-bubble"
+ * followed by "schedule" or "pipeline" (not "almost zero bubble left", which describes a
+ * result). Not where the name is said off ("not ZB-H1", "without zero-bubble
+ * scheduling") or its sentence (bounded by '.' and ';') compares or names another run
+ * ("vs", "than", "compared", "baseline", "unlike", "instead of", "other run"). The
+ * adversarial audit of 7 Dec: "Zero-bubble (ZB-H1) pipeline schedule from Qi et al." with
+ * an empty cell read 1F1B. */
+static gboolean
+notes_zero_bubble (const char *notes)
+{
+  if (notes == NULL || *notes == '\0')
+    return FALSE;
+  static const char *const names[] = { "zb-h1", "zb-h2", "zb-v", "zbh1", "zbv", "zb-1p",
+                                       "zb-2p", "zb1p", "zb2p", "zb 1p", "zb 2p", "zb h1",
+                                       "zb h2", "v-zb", "zero bubble", "zero-bubble", NULL };
+  static const char *const aside[] = { " vs", "versus", "compared", " than ", "baseline",
+                                       "unlike", "instead of", "other run", NULL };
+  g_autofree char *low = g_ascii_strdown (notes, -1);
+  for (guint i = 0; names[i] != NULL; i++)
+    {
+      const gsize n = strlen (names[i]);
+      for (const char *p = strstr (low, names[i]); p != NULL; p = strstr (p + n, names[i]))
+        {
+          if ((p > low && g_ascii_isalnum (p[-1])) || g_ascii_isalnum (p[n]))
+            continue;
+          if (g_str_has_prefix (names[i], "zero"))
+            {
+              /* the schedule's name, up to a bracket: "zero-bubble (ZB-H1) pipeline
+               * schedule", "zero bubble pipeline parallelism", "zero-bubble scheduling" */
+              const char *w = p + n;
+              while (*w == ' ' || *w == '-')
+                w++;
+              if (*w == '(')
+                {
+                  const char *close = strchr (w, ')');
+                  w = close != NULL ? close + 1 : w;
+                  while (*w == ' ')
+                    w++;
+                }
+              if (!g_str_has_prefix (w, "schedul") && !g_str_has_prefix (w, "pipeline")
+                  && !g_str_has_prefix (w, "pp"))
+                continue;
+            }
+          if (negated_before (low, p))
+            continue;
+          const char *from = p, *to = p;
+          while (from > low && from[-1] != '.' && from[-1] != ';')
+            from--;
+          while (*to != '\0' && *to != '.' && *to != ';')
+            to++;
+          g_autofree char *sentence = g_strndup (from, (gsize) (to - from));
+          if (contains_any_ci (sentence, aside))
+            continue;
+          return TRUE;
+        }
+    }
+  return FALSE;
+}
+
 /* Layers per model chunk where a virtual_pipeline cell gives them instead of V
  * (Megatron-LM's --num-layers-per-virtual-pipeline-stage, "layers per virtual stage: 4"):
  * the one number in the cell; 0 when the cell does not say so. A cell that says each
@@ -8529,6 +8590,15 @@ map_plan (ResPublishedCase *c, const ResCsv *csv, guint row, gint64 global_batch
     return skip (c, "virtual_pipeline '%s': zero-bubble pipeline schedules (split backward "
                  "passes) are not modelled (hint: 1F1B, interleaved with V, GPipe or DualPipe)",
                  vp_cell);
+  /* the notes' zero-bubble schedule where the cell names none (a cell that names one,
+   * or a V, is the row's): not modelled either; it read 1F1B */
+  g_autofree char *vp_trim = g_strstrip (g_strdup (vp_cell));
+  if (vp_sched < 0 && pp > 1
+      && (*vp_trim == '\0' || cell_unstated (vp_trim) || strcmp (vp_trim, "1") == 0)
+      && notes_zero_bubble (get (csv, row, "notes")))
+    return skip (c, "the notes name a zero-bubble pipeline schedule (split backward passes), "
+                 "which is not modelled (hint: write the schedule in virtual_pipeline: 1F1B, "
+                 "interleaved with V, GPipe or DualPipe)");
   if (vp_sched >= 0)
     vpp = 1;   /* GPipe, DualPipe (set below), or a schedule said not to interleave */
   else if (vp_layers > 0)
