@@ -5858,6 +5858,8 @@ test_async_tp_compile (void)
   static const struct { const char *framework, *notes; gboolean implied; } on[] = {
     { "torchtitan (FSDP2 + Tensor Parallel, Async TP)", "", TRUE },
     { "torchtitan", "Optimizations: Float8 + Async TP", TRUE },
+    { "torchtitan", "Tensor parallel mode: async TP (--parallelism.enable_async_tensor_parallel).",
+      TRUE },
     /* named: compiled as before, nothing implied */
     { "torchtitan (FSDP2+TP, torch.compile, Float8, AsyncTP)", "", FALSE },
     /* its other spellings (names_async_tp), which were not read: no async TP, eager */
@@ -5900,6 +5902,13 @@ test_async_tp_compile (void)
      * then refused: "async TP needs a compiled model") */
     { "torchtitan (FSDP2 + TP, async TP (off - not compiled))", "" },
     { "torchtitan (FSDP2 + TP)", "async TP (disabled, eager run)" },
+    /* an async-TP mention in a sentence of the benchmark's purpose or of another run
+     * (async_tp_sentence_aside): the torchtitan async-TP benchmark's vanilla rows read
+     * async TP on, both modes predicted alike (audit of 8 Dec) */
+    { "torchtitan (FSDP2 + TP)", "Tensor parallel mode: vanilla TP. 8B with TP=8 on one host "
+      "is an unusual setting chosen to show async TP." },
+    { "torchtitan (FSDP2 + TP)", "Vanilla TP; compared with async TP in the next row." },
+    { "torchtitan (FSDP2 + TP)", "Same config as the async TP baseline." },
   };
   for (guint i = 0; i < G_N_ELEMENTS (said_off); i++)
     {
