@@ -1423,7 +1423,10 @@ hints_as_cells (const char *message)
  *   "V100"                            -> dgx-2h-v100-cluster ("V100 32GB", "Tesla
  *                                       V100-SXM2-32GB", "V100-32GB (25 DGX-2)"): fp16
  *                                       only, a bf16 row is skipped (map_precision); a
- *                                       16 GB or PCIe V100 -> none, skipped saying why
+ *                                       PCIe V100, or a 16 GB one on Summit -> none,
+ *                                       skipped saying why
+ *   "V100" with 16 GB                 -> dgx1-v100-cluster ("Tesla V100-SXM2-16GB", "V100
+ *                                       16GB": DGX-1's 8 GPUs on a hybrid cube-mesh)
  *   "A100" with 64 GB, or naming       -> leonardo               ("A100 SXM 64GB", "A100
  *     Leonardo in gpu_type or network                           64GB (Leonardo)"; family a100:
  *                                       the custom part of CINECA Leonardo's 4-GPU nodes)
@@ -1892,6 +1895,36 @@ plural_nics_follow (const char *a)
   return FALSE;
 }
 
+/* A clause that gives the NICs of a node as a count in words or digits with up to four
+ * words of make and model between, an optional bracket after the noun, then "per node"
+ * (or host, server, machine, DGX): "one Mellanox MT27700 HCA (mlx5_0) per node" 1, "a
+ * single ConnectX-6 NIC per server" 1, "two HDR HCAs per node" 2, "4 NICs per host" 4;
+ * 0 when it says none */
+static gint64
+nics_per_node_in_words (const char *clause)
+{
+  static GRegex *re = NULL;
+  if (g_once_init_enter (&re))
+    g_once_init_leave (&re, g_regex_new ("^\\s*(one|a single|single|a|two|four|eight|\\d{1,2})\\s+"
+                                         "(?:[\\w.\\-/]+\\s+){0,4}?"
+                                         "(?:nics?|hcas?|adapters?|ports?|cards?)"
+                                         "(?:\\s*\\([^)]*\\))?\\s+(?:per|a|each)\\s+"
+                                         "(?:node|host|server|machine|dgx)\\b",
+                                         G_REGEX_CASELESS | G_REGEX_OPTIMIZE, 0, NULL));
+  g_autoptr (GMatchInfo) m = NULL;
+  if (clause == NULL || !g_regex_match (re, clause, 0, &m))
+    return 0;
+  g_autofree char *w = g_match_info_fetch (m, 1);
+  g_autofree char *low = g_ascii_strdown (w, -1);
+  if (g_ascii_isdigit (low[0]))
+    {
+      const gint64 v = g_ascii_strtoll (low, NULL, 10);
+      return v >= 1 && v <= 64 ? v : 0;
+    }
+  return g_str_equal (low, "two") ? 2 : g_str_equal (low, "four") ? 4
+         : g_str_equal (low, "eight") ? 8 : 1;
+}
+
 /* Whether the clause after NICs named in the plural (from `a`, past the figure) states
  * their count or share: a digit after the noun ("(4 of them)", "(4 per node)"), "one per
  * two", "shared by": then each NIC's rate is no GPU's (regression audit of 7 Dec) */
@@ -2063,6 +2096,15 @@ res_pub_network_gbps_per_gpu (const char *network, guint64 node, double preset_g
             nx++;
           gint64 n2 = 0;
           if (g_ascii_isdigit (*nx) && nic_count_per_node (nx, &n2) != NULL)
+            {
+              count = (double) n2;
+              v *= count;
+              scope = 2;
+            }
+          /* ... or in words, the make and model between ("one Mellanox MT27700 HCA
+           * (mlx5_0) per node", DLPerf's V100 cluster: its 100 Gb/s was left unscoped
+           * and the preset's 4 x EDR a DGX-1 taken, 4x the row's) */
+          else if ((n2 = nics_per_node_in_words (nx)) > 0)
             {
               count = (double) n2;
               v *= count;
@@ -2253,10 +2295,15 @@ cluster_for (const char *gpu_type, const char *network, gint64 n_gpus)
     return "mi300x-cluster";
   if (strstr (t, "mi250x") != NULL)
     return "frontier";
-  /* DGX-2H's V100 is the 32 GB SXM3 part on NVSwitch: the 16 GB part (DGX-1, Summit) and
-   * the PCIe card (no NVSwitch) are not it (both were read as dgx-2h-v100-cluster) */
-  if (strstr (t, "v100") != NULL && (has_gb (t, "16") || strstr (t, "pcie") != NULL))
+  /* DGX-2H's V100 is the 32 GB SXM3 part on NVSwitch: the 16 GB part and the PCIe card
+   * (no NVSwitch) are not it (both were read as dgx-2h-v100-cluster). The 16 GB SXM2 part
+   * in 8-GPU servers is DGX-1's (dgx1-v100-cluster); Summit's nodes of six are not (the
+   * row is skipped, saying why) */
+  if (strstr (t, "v100") != NULL && strstr (t, "pcie") != NULL)
     return NULL;
+  if (strstr (t, "v100") != NULL && has_gb (t, "16"))
+    return strstr (t, "summit") != NULL || contains_ci (network, "summit") ? NULL
+                                                                           : "dgx1-v100-cluster";
   if (strstr (t, "v100") != NULL)
     return "dgx-2h-v100-cluster";
   if (strstr (t, "l40s") != NULL)
@@ -2297,9 +2344,8 @@ no_preset_why (const char *gpu_type, gint64 n_gpus)
     return " (the V100 PCIe card has no NVSwitch; dgx-2h-v100-cluster is DGX-2H's SXM3 "
            "parts on NVSwitch)";
   if (strstr (t, "v100") != NULL)
-    return " (a 16 GB V100: dgx-2h-v100-cluster models DGX-2H's 32 GB SXM3 parts, 450 W, on "
-           "NVSwitch; DGX-1 and Summit nodes hold 16 GB SXM2 parts on NVLink without a "
-           "switch)";
+    return " (Summit's nodes hold six 16 GB V100s with the POWER9 CPUs on NVLink; "
+           "dgx1-v100-cluster models DGX-1's eight, dgx-2h-v100-cluster DGX-2H's sixteen)";
   if (nvl_rack_too_small (t, n_gpus))
     return " (the rack's NVLink domain is smaller than the NVL72 domain of the Grace "
            "Blackwell presets, and the run spans more than one)";
@@ -5516,6 +5562,29 @@ vp_layers_per_chunk (const char *cell)
   return numbers == 1 && found >= 1 && found <= (gint64) MODEL_MAX_LAYERS ? found : 0;
 }
 
+/* Whether the notes name the interleaved 1F1B schedule as the run's: "interleaved 1F1B"
+ * not after "non-" / "non " (DLPerf's rows: "Non-interleaved 1F1B schedule (2021 Megatron
+ * default)" read interleaved with V not stated, V = 2; audit of 8 Dec) and not negated
+ * ("not interleaved 1F1B", "no interleaved 1F1B") */
+static gboolean
+notes_interleaved_1f1b (const char *notes)
+{
+  if (notes == NULL || *notes == '\0')
+    return FALSE;
+  g_autofree char *low = g_ascii_strdown (notes, -1);
+  for (const char *p = strstr (low, "interleaved 1f1b"); p != NULL;
+       p = strstr (p + 1, "interleaved 1f1b"))
+    {
+      if (p > low && g_ascii_isalpha (p[-1]))
+        continue;   /* "uninterleaved 1F1B" */
+      if ((p - low >= 4 && (strncmp (p - 4, "non-", 4) == 0 || strncmp (p - 4, "non ", 4) == 0))
+          || negated_before (low, p))
+        continue;
+      return TRUE;
+    }
+  return FALSE;
+}
+
 /* The schedule is said to be interleaved but V is not given: a virtual_pipeline cell of
  * text ("interleaved", "yes"), the note "virtual_pipeline: interleaved", or the
  * framework cell naming the schedule ("torchtitan (... Interleaved 1F1B ...)"), or the
@@ -5530,7 +5599,7 @@ interleaved_v_unstated (const char *vp, const char *framework, const char *notes
     return FALSE;   /* "non-interleaved", GPipe, DualPipe */
   if (contains_ci (vp, "interleav") || starts_with_ci (vp, "yes")
       || strstr (notes, "virtual_pipeline: interleaved") != NULL
-      || contains_ci (notes, "interleaved 1f1b"))
+      || notes_interleaved_1f1b (notes))
     return TRUE;
   for (guint i = 0; i < G_N_ELEMENTS (names); i++)
     if (contains_ci (framework, names[i]))

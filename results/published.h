@@ -47,8 +47,9 @@
  * |                           |   MI300X / MI325X -> mi300x-cluster / mi325x-cluster;        |
  * |                           |   B300 (not GB300) -> dgx-b300-superpod; H20 (not H200) ->   |
  * |                           |   hgx-h20-cluster; MI250X -> frontier (a device per GCD);    |
- * |                           |   V100 -> dgx-2h-v100-cluster (fp16 only; a 16 GB or PCIe    |
- * |                           |   V100 -> skipped, saying so); L40S -> l40s-pcie-cluster;    |
+ * |                           |   V100 -> dgx-2h-v100-cluster, V100 16 GB ->                 |
+ * |                           |   dgx1-v100-cluster (fp16 only; a PCIe V100 or Summit's ->   |
+ * |                           |   skipped, saying so); L40S -> l40s-pcie-cluster;            |
  * |                           |   GB200 NVL36 / NVL4 on                                      |
  * |                           |   more GPUs than one such NVLink domain -> skipped;          |
  * |                           |   MI355X / MI350X -> mi355x-cluster / mi350x-cluster (AMD    |

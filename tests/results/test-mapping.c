@@ -221,8 +221,7 @@ test_gpu_types (void)
      * rack product whose NVLink domain
      * (NVL36: 36 GPUs, NVL4: 4) is smaller than the presets' 72 for a run larger than one:
      * 72 GPUs on NVL36 racks are two domains, which gb200-nvl72-superpod makes one */
-    { "V100 16GB", 32, "16 GB V100" },
-    { "Tesla V100-SXM2-16GB", 32, "16 GB V100" },
+    { "V100 16GB (Summit)", 36, "Summit's nodes hold six" },
     { "NVIDIA V100 PCIe 32GB", 8, "no NVSwitch" },
     { "GB200 NVL36", 72, "smaller than the NVL72" },
     { "GB200 NVL4", 8, "smaller than the NVL72" },
@@ -254,6 +253,18 @@ test_gpu_types (void)
       g_assert_cmpint (c->family, ==, RES_PUB_FAMILY_OTHER);
       g_assert_cmpint (c->plan.compute_dtype, ==, PLAN_PREC_FP16);
       g_assert_cmpint (c->plan.param_dtype, ==, PLAN_PREC_FP16);
+    }
+  /* the 16 GB SXM2 part in 8-GPU servers: DGX-1's (dgx1-v100-cluster; DLPerf's
+   * Megatron-LM rows on 4 x 8 of them were skipped), fp16 as every Volta row */
+  static const char *const dgx1[] = { "V100 16GB", "Tesla V100-SXM2-16GB", "V100-SXM2 16 GB" };
+  for (guint i = 0; i < G_N_ELEMENTS (dgx1); i++)
+    {
+      g_autoptr (ResPublishedCase) c = row (dgx1[i], 32, 1, "", "", "fp16");
+      if (!c->ready)
+        g_error ("'%s': %s", dgx1[i], c->skip_reason);
+      g_assert_cmpstr (c->cluster_name, ==, "dgx1-v100-cluster");
+      g_assert_cmpint (c->family, ==, RES_PUB_FAMILY_OTHER);
+      g_assert_cmpint (c->plan.compute_dtype, ==, PLAN_PREC_FP16);
     }
   g_autoptr (ResPublishedCase) v_bf16 = row ("V100", 32, 1, "", "", "amp_bf16");
   g_assert_false (v_bf16->ready);
@@ -1685,6 +1696,12 @@ test_network_bandwidth (void)
     { "InfiniBand NDR400 (8 per node)", 8, 400 },
     { "HDR InfiniBand (8 per node)", 8, 200 },
     { "InfiniBand HDR100, 4 HCAs per node", 4, 100 },
+    /* the count in words in the next clause, make and model between (nics_per_node_in_words):
+     * DLPerf's V100 cluster, one 100 Gb/s HCA a node of 8 = 12.5 Gb/s a GPU (it read
+     * nothing, the preset's 4 x EDR: 50) */
+    { "InfiniBand 100 Gb/s (4X EDR), one Mellanox MT27700 HCA (mlx5_0) per node; intra-node "
+      "NVLink (V100 hybrid cube-mesh per nvidia-smi topo)", 8, 12.5 },
+    { "RoCE 100 Gb/s, two ConnectX-5 NICs per server", 8, 25 },
     { "RoCE 200 Gb/s (4 NICs per server)", 8, 100 },
     { "EFA v2 3200 Gbps", 8, 400 },
     { "400 Gb/s per GPU (8 per node)", 8, 400 },
@@ -4168,6 +4185,11 @@ static void
 test_interleaved_unstated (void)
 {
   static const struct { const char *vp, *fw, *notes; int want; } rows[] = {
+    /* "Non-interleaved 1F1B" in the notes is no interleaving (it read V = 2: DLPerf's
+     * Megatron-LM rows, audit of 8 Dec) */
+    { "", "Megatron-LM", "Non-interleaved 1F1B schedule (2021 Megatron default).", 1 },
+    { "", "Megatron-LM", "non interleaved 1F1B", 1 },
+    { "", "Megatron-LM", "Schedule: interleaved 1F1B.", 2 },
     { "interleaved", "torchtitan", "", 2 },
     { "", "torchtitan (FSDP2+TP+PP Interleaved 1F1B, torch.compile)", "", 2 },
     { "", "Megatron-LM", "virtual_pipeline: interleaved (V not stated)", 2 },

@@ -52,6 +52,7 @@ static const struct {
   { "cpu-host",          64 },               /* up to 64 ranks on one host */
   { "dgx-b200-superpod", 8 * 32 * 4 * 16 },  /* 16 pods x 4 SU x 32 DGX x 8 = 16,384 */
   { "dgx-2h-v100-cluster", 16 * 32 },        /* 32 DGX-2H x 16 = 512 */
+  { "dgx1-v100-cluster", 8 * 64 },           /* 64 DGX-1 x 8 = 512 */
   { "dgx-b300-superpod", 8 * 64 * 16 },      /* 16 SU x 64 DGX x 8 = 8,192 */
   { "frontier",          2 * 4 * 128 * 74 }, /* 74 cabinets x 128 nodes x 8 GCDs = 75,776 */
   { "hgx-h20-cluster",   8 * 16 },           /* 16 example servers of 8 */
