@@ -96,6 +96,29 @@ clause_at (const char *low, const char *p, const char *back, const char *fwd)
   return g_strndup (b, (gsize) (e - b));
 }
 
+/* Whether the sentence holding `p` (inside lower-case `low`; bounded by '.' and ';')
+ * has one of `words` */
+static gboolean
+sentence_has_any (const char *low, const char *p, const char *const *words)
+{
+  const char *from = p, *to = p;
+  while (from > low && from[-1] != '.' && from[-1] != ';')
+    from--;
+  while (*to != '\0' && *to != '.' && *to != ';')
+    to++;
+  g_autofree char *sentence = g_strndup (from, (gsize) (to - from));
+  return contains_any_ci (sentence, words);
+}
+
+/* Words that put a sentence on another run than the row's: a comparison, a baseline, an
+ * earlier or other run, another entry of a table */
+static const char *const other_run_words[] = { " vs", "versus", "compared", "compare ",
+                                               " than ", "baseline", "unlike", "instead of",
+                                               "in contrast", "other run", "another",
+                                               "previous", "earlier", "prior run", " entry",
+                                               "other entr", NULL };
+
+
 /* The length of a thousands separator at `p`: a comma, a space, a no-break space (U+00A0)
  * or a thin / narrow no-break space (U+2009, U+202F), as SI and typeset tables group
  * digits ("1 024", "12\xe2\x80\x89000"); 0 when none. */
@@ -5500,7 +5523,7 @@ notes_zero_bubble (const char *notes)
           while (*to != '\0' && *to != '.' && *to != ';')
             to++;
           g_autofree char *sentence = g_strndup (from, (gsize) (to - from));
-          if (contains_any_ci (sentence, aside))
+          if (contains_any_ci (sentence, aside) || contains_any_ci (sentence, other_run_words))
             continue;
           return TRUE;
         }
@@ -5572,13 +5595,26 @@ notes_interleaved_1f1b (const char *notes)
   if (notes == NULL || *notes == '\0')
     return FALSE;
   g_autofree char *low = g_ascii_strdown (notes, -1);
+  /* the run said not to interleave anywhere in the notes decides ("We compare against
+   * interleaved 1F1B in Fig. 5; this run uses non-interleaved 1F1B.") */
+  if (strstr (low, "non-interleaved") != NULL || strstr (low, "non interleaved") != NULL
+      || strstr (low, "noninterleaved") != NULL)
+    return FALSE;
   for (const char *p = strstr (low, "interleaved 1f1b"); p != NULL;
        p = strstr (p + 1, "interleaved 1f1b"))
     {
       if (p > low && g_ascii_isalpha (p[-1]))
         continue;   /* "uninterleaved 1F1B" */
-      if ((p - low >= 4 && (strncmp (p - 4, "non-", 4) == 0 || strncmp (p - 4, "non ", 4) == 0))
-          || negated_before (low, p))
+      if (negated_before (low, p))
+        continue;
+      /* said off after the schedule's noun: "The interleaved 1F1B schedule was not used" */
+      const char *a = p + strlen ("interleaved 1f1b");
+      if (g_str_has_prefix (a, " schedule"))
+        a += strlen (" schedule");
+      if (negated_after (a) || g_str_has_prefix (a, " was not") || g_str_has_prefix (a, " is not"))
+        continue;
+      /* another run's ("Unlike the interleaved 1F1B runs in Table 3") */
+      if (sentence_has_any (low, p, other_run_words))
         continue;
       return TRUE;
     }
@@ -6813,8 +6849,37 @@ notes_affirm (const char *notes, const char *phrase)
   g_autofree char *ph = g_ascii_strdown (phrase, -1);
   const gsize n = strlen (ph);
   for (const char *p = strstr (low, ph); p != NULL; p = strstr (p + n, ph))
-    if (!negated_before (low, p) && !negated_after (p + n))
+    {
+      if (negated_before (low, p) || negated_after (p + n))
+        continue;
+      /* "activation checkpointing settings not reported": a qualifier word, then the
+       * verdict (it read as full recompute: audit of 8 Dec) */
+      const char *a = p + n;
+      static const char *const qual[] = { " settings", " setting", " details", " config",
+                                          " configuration", " policy", " choice", " status" };
+      for (guint i = 0; i < G_N_ELEMENTS (qual); i++)
+        if (g_str_has_prefix (a, qual[i]))
+          {
+            a += strlen (qual[i]);
+            break;
+          }
+      static const char *const unknown[] = { " not reported", " unreported", " unknown",
+                                             " not given", " not specified", " unspecified",
+                                             " were not reported", " was not reported",
+                                             " are unknown", " is unknown", NULL };
+      gboolean said_unknown = FALSE;
+      for (guint i = 0; unknown[i] != NULL && !said_unknown; i++)
+        said_unknown = g_str_has_prefix (a, unknown[i]);
+      if (said_unknown || (a != p + n && negated_after (a)))
+        continue;
+      /* said of another run: "over our 2021 run, which used activation checkpointing"
+       * (a relative clause after a run), a comparison or a baseline in its sentence */
+      if (sentence_has_any (low, p, other_run_words)
+          || (p - low >= 10 && g_strstr_len (p - MIN (p - low, 24), MIN (p - low, 24),
+                                             "which used") != NULL))
+        continue;
       return TRUE;
+    }
   return FALSE;
 }
 
@@ -6888,7 +6953,9 @@ ckpt_factor_said (const char *text)
         v++;
       if (g_str_has_prefix (v, "of "))
         v += 3;
-      if ((*v == '3' || *v == '4') && !g_ascii_isalnum (v[1]) && v[1] != '.')
+      /* "factor 4." ends a sentence; "4.5" is another number */
+      if ((*v == '3' || *v == '4') && !g_ascii_isalnum (v[1])
+          && !(v[1] == '.' && g_ascii_isdigit (v[2])))
         return *v - '0';
     }
   return 0;
