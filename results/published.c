@@ -5487,8 +5487,6 @@ notes_zero_bubble (const char *notes)
   static const char *const names[] = { "zb-h1", "zb-h2", "zb-v", "zbh1", "zbv", "zb-1p",
                                        "zb-2p", "zb1p", "zb2p", "zb 1p", "zb 2p", "zb h1",
                                        "zb h2", "v-zb", "zero bubble", "zero-bubble", NULL };
-  static const char *const aside[] = { " vs", "versus", "compared", " than ", "baseline",
-                                       "unlike", "instead of", "other run", NULL };
   g_autofree char *low = g_ascii_strdown (notes, -1);
   for (guint i = 0; names[i] != NULL; i++)
     {
@@ -5515,15 +5513,7 @@ notes_zero_bubble (const char *notes)
                   && !g_str_has_prefix (w, "pp"))
                 continue;
             }
-          if (negated_before (low, p))
-            continue;
-          const char *from = p, *to = p;
-          while (from > low && from[-1] != '.' && from[-1] != ';')
-            from--;
-          while (*to != '\0' && *to != '.' && *to != ';')
-            to++;
-          g_autofree char *sentence = g_strndup (from, (gsize) (to - from));
-          if (contains_any_ci (sentence, aside) || contains_any_ci (sentence, other_run_words))
+          if (negated_before (low, p) || sentence_has_any (low, p, other_run_words))
             continue;
           return TRUE;
         }
@@ -8475,15 +8465,8 @@ static gboolean
 async_tp_sentence_aside (const char *low, const char *p)
 {
   static const char *const aside[] = { "to show", "to demonstrate", "showcase", "compar",
-                                       " vs", "versus", " than ", "baseline", "unlike",
-                                       "other row", "next row", "instead of", NULL };
-  const char *from = p, *to = p;
-  while (from > low && from[-1] != '.' && from[-1] != ';')
-    from--;
-  while (*to != '\0' && *to != '.' && *to != ';')
-    to++;
-  g_autofree char *sentence = g_strndup (from, (gsize) (to - from));
-  return contains_any_ci (sentence, aside);
+                                       "other row", "next row", NULL };
+  return sentence_has_any (low, p, aside) || sentence_has_any (low, p, other_run_words);
 }
 
 /* Whether a framework or notes cell says the run used async TP (TorchTitan's
