@@ -5575,6 +5575,51 @@ vp_layers_per_chunk (const char *cell)
   return numbers == 1 && found >= 1 && found <= (gint64) MODEL_MAX_LAYERS ? found : 0;
 }
 
+/* The V a row's notes give by a configuration key of the interleaved schedule, where
+ * the virtual_pipeline cell is empty: NeMo's MLPerf and launcher key INTERLEAVED_PIPELINE
+ * ("INTERLEAVED_PIPELINE=12", "INTERLEAVED_PIPELINE default 12"), NeMo's
+ * virtual_pipeline_model_parallel_size, Megatron-LM's --virtual-pipeline-model-parallel-size
+ * and --num-virtual-stages-per-pipeline-rank: the integer after the key (past '=', ':',
+ * spaces and "default"); 0 where none, the key is said off or its sentence is another
+ * run's. MLPerf's GPT-3 175B rows at 4,096-10,752 H100 (v3.1) left the cell empty with
+ * "INTERLEAVED_PIPELINE default 12" in their notes: read without interleaving, +30..+55%;
+ * at V = 12, -4..-8% (audit of 8 Dec). */
+static gint64
+vp_key_in_notes (const char *notes)
+{
+  if (notes == NULL || *notes == '\0')
+    return 0;
+  static const char *const keys[] = { "interleaved_pipeline", "virtual_pipeline_model_parallel_size",
+                                      "virtual-pipeline-model-parallel-size",
+                                      "num-virtual-stages-per-pipeline-rank",
+                                      "num_virtual_stages_per_pipeline_rank", NULL };
+  g_autofree char *low = g_ascii_strdown (notes, -1);
+  for (guint i = 0; keys[i] != NULL; i++)
+    {
+      const gsize n = strlen (keys[i]);
+      for (const char *p = strstr (low, keys[i]); p != NULL; p = strstr (p + n, keys[i]))
+        {
+          if ((p > low && (g_ascii_isalnum (p[-1]) || p[-1] == '_')) || g_ascii_isalnum (p[n])
+              || p[n] == '_' || negated_before (low, p)
+              || sentence_has_any (low, p, other_run_words))
+            continue;
+          const char *a = p + n;
+          while (*a == ' ' || *a == '=' || *a == ':' || *a == '"' || *a == '\'')
+            a++;
+          if (g_str_has_prefix (a, "default"))
+            for (a += strlen ("default"); *a == ' ' || *a == ':' || *a == '='; a++)
+              ;
+          if (!g_ascii_isdigit (*a))
+            continue;
+          char *end = NULL;
+          const gint64 v = g_ascii_strtoll (a, &end, 10);
+          if (v >= 1 && v <= 1024 && !g_ascii_isalnum (*end))
+            return v;
+        }
+    }
+  return 0;
+}
+
 /* Whether the notes name the interleaved 1F1B schedule as the run's: "interleaved 1F1B"
  * not after "non-" / "non " (DLPerf's rows: "Non-interleaved 1F1B schedule (2021 Megatron
  * default)" read interleaved with V not stated, V = 2; audit of 8 Dec) and not negated
@@ -8789,6 +8834,13 @@ map_plan (ResPublishedCase *c, const ResCsv *csv, guint row, gint64 global_batch
     vpp = v;
   else if ((v = vp_labelled (vp_num)) > 0)
     vpp = v;   /* "VP=5", "vpp 5", "interleaved (V=4)" */
+  /* an empty cell, the V by its config key in the notes (vp_key_in_notes) */
+  else if (pp > 1 && (*vp_trim == '\0' || cell_unstated (vp_trim))
+           && (v = vp_key_in_notes (get (csv, row, "notes"))) > 1)
+    {
+      vpp = v;
+      c->vpp_why = g_strdup_printf ("from the notes' config key (V = %" G_GINT64_FORMAT ")", v);
+    }
   else if (pp > 1 && interleaved_v_unstated (get (csv, row, "virtual_pipeline"),
                                                framework_cell (c, csv, row),
                                                get (csv, row, "notes")))

@@ -4213,6 +4213,16 @@ test_interleaved_unstated (void)
       "split evenly.", 1 },
     { "", "Megatron-LM", "Unlike the interleaved 1F1B runs in Table 3, this baseline keeps one "
       "model chunk per stage.", 1 },
+    /* V by its config key in the notes where the cell is empty (vp_key_in_notes): NeMo's
+     * MLPerf INTERLEAVED_PIPELINE (MLPerf v3.1 GPT-3 rows read V = 1, +30..+55%), NeMo's
+     * and Megatron's keys; not a key without a value, said off or another run's */
+    { "", "NeMo", "conf/custom.yaml: INTERLEAVED_PIPELINE default 2, SEQ_PARALLEL True.", 2 },
+    { "", "Megatron-Core", "virtual_pipeline_model_parallel_size: 4", 4 },
+    { "", "Megatron-Core", "--num-virtual-stages-per-pipeline-rank 2 --overlap-grad-reduce", 2 },
+    { "", "NeMo", "Interleaving (INTERLEAVED_PIPELINE) is set in config_common.sh, not stored.",
+      1 },
+    { "", "NeMo", "The baseline used INTERLEAVED_PIPELINE=4; this run is plain 1F1B.", 1 },
+    { "", "Megatron-Core", "no virtual_pipeline_model_parallel_size set", 1 },
     { "interleaved", "torchtitan", "", 2 },
     { "", "torchtitan (FSDP2+TP+PP Interleaved 1F1B, torch.compile)", "", 2 },
     { "", "Megatron-LM", "virtual_pipeline: interleaved (V not stated)", 2 },
