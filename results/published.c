@@ -5575,6 +5575,20 @@ vp_layers_per_chunk (const char *cell)
   return numbers == 1 && found >= 1 && found <= (gint64) MODEL_MAX_LAYERS ? found : 0;
 }
 
+/* Whether lower-case notes say the run did not interleave: "non-interleaved" (or "non
+ * interleaved", "noninterleaved") in a sentence that is not another run's ("A
+ * non-interleaved baseline from the same blog was 9% slower" is the baseline's) */
+static gboolean
+says_non_interleaved (const char *low)
+{
+  static const char *const words[] = { "non-interleaved", "non interleaved", "noninterleaved" };
+  for (guint i = 0; i < G_N_ELEMENTS (words); i++)
+    for (const char *p = strstr (low, words[i]); p != NULL; p = strstr (p + 1, words[i]))
+      if (!sentence_has_any (low, p, other_run_words))
+        return TRUE;
+  return FALSE;
+}
+
 /* The V a row's notes give by a configuration key of the interleaved schedule, where
  * the virtual_pipeline cell is empty: NeMo's MLPerf and launcher key INTERLEAVED_PIPELINE
  * ("INTERLEAVED_PIPELINE=12", "INTERLEAVED_PIPELINE default 12"), NeMo's
@@ -5585,15 +5599,18 @@ vp_layers_per_chunk (const char *cell)
  * "INTERLEAVED_PIPELINE default 12" in their notes: read without interleaving, +30..+55%;
  * at V = 12, -4..-8% (audit of 8 Dec). */
 static gint64
-vp_key_in_notes (const char *notes)
+vp_value_of_keys (const char *notes, const char *const *keys)
 {
   if (notes == NULL || *notes == '\0')
     return 0;
-  static const char *const keys[] = { "interleaved_pipeline", "virtual_pipeline_model_parallel_size",
-                                      "virtual-pipeline-model-parallel-size",
-                                      "num-virtual-stages-per-pipeline-rank",
-                                      "num_virtual_stages_per_pipeline_rank", NULL };
+  /* the run said not to interleave decides ("INTERLEAVED_PIPELINE=4 was tried but turned
+   * off for the final run (non-interleaved)"); a key commented out, tried or turned off
+   * in its sentence is not the run's (audit of 8 Dec) */
+  static const char *const off[] = { "commented", "turned off", "tried", "disabled",
+                                     "switched off", NULL };
   g_autofree char *low = g_ascii_strdown (notes, -1);
+  if (says_non_interleaved (low))
+    return 0;
   for (guint i = 0; keys[i] != NULL; i++)
     {
       const gsize n = strlen (keys[i]);
@@ -5601,7 +5618,8 @@ vp_key_in_notes (const char *notes)
         {
           if ((p > low && (g_ascii_isalnum (p[-1]) || p[-1] == '_')) || g_ascii_isalnum (p[n])
               || p[n] == '_' || negated_before (low, p)
-              || sentence_has_any (low, p, other_run_words))
+              || sentence_has_any (low, p, other_run_words) || sentence_has_any (low, p, off)
+              || (p > low && (p[-1] == '#' || (p - low >= 2 && p[-2] == '#' && p[-1] == ' '))))
             continue;
           const char *a = p + n;
           while (*a == ' ' || *a == '=' || *a == ':' || *a == '"' || *a == '\'')
@@ -5620,6 +5638,28 @@ vp_key_in_notes (const char *notes)
   return 0;
 }
 
+static gint64
+vp_key_in_notes (const char *notes)
+{
+  static const char *const keys[] = { "interleaved_pipeline", "virtual_pipeline_model_parallel_size",
+                                      "virtual-pipeline-model-parallel-size",
+                                      "num-virtual-stages-per-pipeline-rank",
+                                      "num_virtual_stages_per_pipeline_rank", NULL };
+  return vp_value_of_keys (notes, keys);
+}
+
+/* Layers per model chunk the notes give by Megatron's key ("--num-layers-per-virtual-
+ * pipeline-stage 6", "num_layers_per_virtual_pipeline_stage=4"), with the same guards as
+ * vp_key_in_notes; 0 where none. The caller splits the layers by it as it does the cell's
+ * (each read as V = 1: audit of 8 Dec). */
+static gint64
+vp_layers_key_in_notes (const char *notes)
+{
+  static const char *const keys[] = { "num_layers_per_virtual_pipeline_stage",
+                                      "num-layers-per-virtual-pipeline-stage", NULL };
+  return vp_value_of_keys (notes, keys);
+}
+
 /* Whether the notes name the interleaved 1F1B schedule as the run's: "interleaved 1F1B"
  * not after "non-" / "non " (DLPerf's rows: "Non-interleaved 1F1B schedule (2021 Megatron
  * default)" read interleaved with V not stated, V = 2; audit of 8 Dec) and not negated
@@ -5630,10 +5670,9 @@ notes_interleaved_1f1b (const char *notes)
   if (notes == NULL || *notes == '\0')
     return FALSE;
   g_autofree char *low = g_ascii_strdown (notes, -1);
-  /* the run said not to interleave anywhere in the notes decides ("We compare against
-   * interleaved 1F1B in Fig. 5; this run uses non-interleaved 1F1B.") */
-  if (strstr (low, "non-interleaved") != NULL || strstr (low, "non interleaved") != NULL
-      || strstr (low, "noninterleaved") != NULL)
+  /* the run said not to interleave decides ("We compare against interleaved 1F1B in Fig.
+   * 5; this run uses non-interleaved 1F1B.") */
+  if (says_non_interleaved (low))
     return FALSE;
   for (const char *p = strstr (low, "interleaved 1f1b"); p != NULL;
        p = strstr (p + 1, "interleaved 1f1b"))
@@ -8840,6 +8879,17 @@ map_plan (ResPublishedCase *c, const ResCsv *csv, guint row, gint64 global_batch
     {
       vpp = v;
       c->vpp_why = g_strdup_printf ("from the notes' config key (V = %" G_GINT64_FORMAT ")", v);
+    }
+  /* ... or the layers per chunk by Megatron's key there, split as the cell's would be */
+  else if (pp > 1 && (*vp_trim == '\0' || cell_unstated (vp_trim))
+           && (v = vp_layers_key_in_notes (get (csv, row, "notes"))) > 0
+           && ((gint64) c->model->n_layers % (pp * v) == 0
+               || ((gint64) c->model->n_layers + 2) % (pp * v) == 0))
+    {
+      const gint64 L = (gint64) c->model->n_layers;
+      vpp = L % (pp * v) == 0 ? L / (pp * v) : (L + 2) / (pp * v);
+      c->vpp_why = g_strdup_printf ("from the notes' %" G_GINT64_FORMAT " layer%s per virtual "
+                                    "stage: V = %" G_GINT64_FORMAT, v, v == 1 ? "" : "s", vpp);
     }
   else if (pp > 1 && interleaved_v_unstated (get (csv, row, "virtual_pipeline"),
                                                framework_cell (c, csv, row),

@@ -4223,6 +4223,20 @@ test_interleaved_unstated (void)
       1 },
     { "", "NeMo", "The baseline used INTERLEAVED_PIPELINE=4; this run is plain 1F1B.", 1 },
     { "", "Megatron-Core", "no virtual_pipeline_model_parallel_size set", 1 },
+    /* the second audit of 8 Dec: the run's "non-interleaved" wins over a key (not a
+     * baseline's "non-interleaved" in a sentence of its own), a key commented out or tried
+     * and turned off is not the run's, and the layers per chunk by Megatron's key split
+     * the layers as the cell's would (16 / (4 x 2) = 2; they read V = 1) */
+    { "", "NeMo", "INTERLEAVED_PIPELINE=4 was tried but turned off for the final run "
+      "(non-interleaved) due to memory.", 1 },
+    { "", "NeMo", "Reference configs: GPT-175B INTERLEAVED_PIPELINE=4; GPT-20B (this row) "
+      "non-interleaved.", 1 },
+    { "", "NeMo", "Launcher script has the line '# INTERLEAVED_PIPELINE=4' commented out.", 1 },
+    { "", "NeMo", "This run: INTERLEAVED_PIPELINE=2. A non-interleaved baseline from the same "
+      "blog was 9% slower.", 2 },
+    { "", "Megatron-Core", "num_layers_per_virtual_pipeline_stage=2 (interleaved schedule).", 2 },
+    { "", "Megatron-Core", "--num-layers-per-virtual-pipeline-stage 1 "
+      "--pipeline-model-parallel-size 4", 4 },
     { "interleaved", "torchtitan", "", 2 },
     { "", "torchtitan (FSDP2+TP+PP Interleaved 1F1B, torch.compile)", "", 2 },
     { "", "Megatron-LM", "virtual_pipeline: interleaved (V not stated)", 2 },
