@@ -170,7 +170,10 @@ res_published_explain (const ResCsv *csv, guint row, const ResPublishedCase *c)
       LINE ("ffn_hidden", "%" G_GUINT64_FORMAT " (%s MLP)", c->model->ffn_hidden,
             c->model->mlp == MODEL_MLP_SWIGLU ? "SwiGLU"
             : model_spec_is_mamba (c->model) ? "squared-ReLU" : "GeLU");
-      LINE ("vocab", "%" G_GUINT64_FORMAT, c->model->vocab);
+      LINE ("vocab", "%" G_GUINT64_FORMAT "%s%s%s", c->model->vocab,
+            c->vocab_preset != NULL ? " (the cell is empty: the " : "",
+            c->vocab_preset != NULL ? c->vocab_preset : "",
+            c->vocab_preset != NULL ? " preset's)" : "");
       LINE ("seq_len", "%" G_GUINT64_FORMAT, c->model->max_positions);
     }
   if (c->moe.present)

@@ -2531,6 +2531,26 @@ vocab_in_thousands (const char *cell, gint64 *out)
   return TRUE;
 }
 
+/* An empty vocab cell of a row whose model cell names a shipped MoE preset of its hidden
+ * size, layers and heads (res_pub_moe_from_preset): the preset's vocabulary, the model's
+ * own config ("Qwen3-235B-A22B" with the vocab cell left empty was skipped for "missing
+ * vocab": Megatron-LM PR rows of 8 Dec, 151,936 in the preset). 0 where the cell says
+ * anything or no preset was named. */
+static gboolean cell_unstated (const char *t);
+
+static gint64
+preset_vocab (ResPublishedCase *c, const char *vocab_cell)
+{
+  g_autofree char *t = g_strstrip (g_strdup (vocab_cell != NULL ? vocab_cell : ""));
+  if (!c->moe.present || c->moe.preset == NULL || (*t != '\0' && !cell_unstated (t)))
+    return 0;
+  g_autoptr (ModelSpec) p = model_spec_load_preset (c->moe.preset, NULL);
+  if (p == NULL || p->vocab == 0)
+    return 0;
+  c->vocab_preset = c->moe.preset;
+  return (gint64) p->vocab;
+}
+
 /* A shipped preset as the row's model (a hybrid Mamba-2 preset, or an MoE preset whose
  * heads are not hidden / heads wide): a copy named as the row's model cell, at the row's
  * sequence, the one trained (validate reads max_positions as it; the preset's longer
@@ -2556,7 +2576,8 @@ map_model (ResPublishedCase *c, const ResCsv *csv, guint row, guint64 *seq_out)
                  : cell_count (get (csv, row, required[i]), &v[i]))
         && !(i == 3 && vocab_padded_to (get (csv, row, "vocab"), &v[i]))
         && !(i == 3 && vocab_in_thousands (get (csv, row, "vocab"), &v[i]))
-        && !(i == 3 && (v[i] = default_vocab (c, framework_cell (c, csv, row))) > 0))
+        && !(i == 3 && (v[i] = default_vocab (c, framework_cell (c, csv, row))) > 0)
+        && !(i == 3 && (v[i] = preset_vocab (c, get (csv, row, "vocab"))) > 0))
       g_string_append_printf (missing, "%s%s", missing->len ? ", " : "", required[i]);
   /* every missing cell at once, with the batch (which the prediction needs as well) */
   gint64 gb;

@@ -110,7 +110,9 @@
  * |                           |   outermost level repeated (topo_cluster_scale_out); more    |
  * |                           |   than a --cluster FILE's devices -> skipped                 |
  * | n_layers, hidden,         | required (skip names the column); hidden % n_heads == 0 and  |
- * | n_heads, vocab, seq_len   |   n_heads % n_kv_heads == 0 or skipped                       |
+ * | n_heads, vocab, seq_len   |   n_heads % n_kv_heads == 0 or skipped; an empty vocab of a  |
+ * |                           |   row whose model cell names a shipped MoE preset of its     |
+ * |                           |   shape -> the preset's vocabulary                           |
  * | n_kv_heads                | empty -> n_heads; "MQA" -> 1; "GQA-8" / "GQA (8 groups)" ->  |
  * |                           |   8; a bare "GQA" -> skipped                                 |
  * | ffn_hidden                | empty -> 4 hidden                                            |
@@ -630,6 +632,8 @@ typedef struct {
                                        stack's default (degrees_defaulted) */
   const char   *recompute_why;      /* static: how a named remat policy or a partial
                                        recompute was read (NULL: as the cell says) */
+  const char   *vocab_preset;       /* static: the MoE preset whose vocabulary an empty
+                                       vocab cell took (NULL: the cell's, or none) */
   const char   *stack_why;          /* static: why the stack is not the one the framework
                                        cell names ("not recognised: the default", ...);
                                        NULL when it is */

@@ -552,6 +552,29 @@ test_from_preset (void)
   g_assert_cmpuint (a->model->moe_ffn, ==, 1408);
   g_assert_cmpuint (a->model->first_dense_layers, ==, 1);
   g_assert_cmpuint (a->model->head_dim, ==, 128);
+
+  /* an empty vocab cell of a row naming a shipped MoE preset takes the preset's vocabulary
+   * (the model's own config; "missing vocab" before: Megatron-LM PR rows of 8 Dec); a
+   * stated cell keeps its own; a dense row naming no preset stays skipped */
+  static const char qv[] =
+    "row_id,model,gpu_type,n_gpus,n_layers,hidden,n_heads,n_kv_heads,vocab,seq_len,tp,pp,"
+    "ep,global_batch,step_time_s\n"
+    "7,Qwen3-235B-A22B,H100-SXM-80GB,256,94,4096,64,4,,4096,1,8,8,512,20.0\n"
+    "8,Qwen3-235B-A22B,H100-SXM-80GB,256,94,4096,64,4,152064,4096,1,8,8,512,20.0\n"
+    "9,GPT dense,H100-SXM-80GB,256,94,4096,64,4,,4096,1,8,1,512,20.0\n";
+  g_autoptr (ResCsv) qcsv = res_csv_parse (qv, -1, "inline", NULL);
+  g_autoptr (ResPublishedCase) q0 = res_published_case_new (qcsv, 0);
+  if (!q0->ready)
+    g_error ("%s", q0->skip_reason);
+  g_assert_cmpuint (q0->model->vocab, ==, 151936);
+  g_assert_cmpstr (q0->vocab_preset, ==, "qwen3-235b-a22b");
+  g_autoptr (ResPublishedCase) q1 = res_published_case_new (qcsv, 1);
+  g_assert_true (q1->ready);
+  g_assert_cmpuint (q1->model->vocab, ==, 152064);
+  g_assert_null (q1->vocab_preset);
+  g_autoptr (ResPublishedCase) q2 = res_published_case_new (qcsv, 2);
+  g_assert_false (q2->ready);
+  g_assert_cmpstr (q2->skip_reason, ==, "missing vocab");
 }
 
 /* An MoE's shape in free text (no moe cell, no preset): the routed experts and the
