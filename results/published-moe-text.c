@@ -43,6 +43,40 @@ count_after (const char *q)
  *   "expert_tensor_parallel_size=1", "expert_tensor_parallel_size = 1" (Megatron-Bridge
  *   recipes), "--expert-tensor-parallel-size 1" (Megatron-LM's flag).
  * Not "ETP x EP" (no number). Two different sizes in one text are no reading (-1). */
+/* The value a slash list gives `label` (lower case): labels joined by '/', then '=' or
+ * ':' (or nothing), then as many numbers joined by '/' ("TP/PP/EP/CP/ETP = 2/8/32/1/1",
+ * a recipe index's layout: ETP 1); 0 where no such list names the label, -1 where two
+ * lists give it different values. */
+static gint64
+slash_list_value (const char *low, const char *label)
+{
+  static GRegex *re = NULL;
+  if (g_once_init_enter (&re))
+    g_once_init_leave (&re, g_regex_new ("([a-z]+(?:/[a-z]+)+)\\s*[=:]?\\s*(\\d+(?:/\\d+)+)",
+                                         G_REGEX_OPTIMIZE, 0, NULL));
+  g_autoptr (GMatchInfo) m = NULL;
+  gint64 found = 0;
+  g_regex_match (re, low, 0, &m);
+  for (; g_match_info_matches (m); g_match_info_next (m, NULL))
+    {
+      g_autofree char *names = g_match_info_fetch (m, 1);
+      g_autofree char *values = g_match_info_fetch (m, 2);
+      g_auto (GStrv) n = g_strsplit (names, "/", -1);
+      g_auto (GStrv) v = g_strsplit (values, "/", -1);
+      if (g_strv_length (n) != g_strv_length (v))
+        continue;
+      for (guint i = 0; n[i] != NULL; i++)
+        if (g_str_equal (n[i], label))
+          {
+            const gint64 x = g_ascii_strtoll (v[i], NULL, 10);
+            if (found != 0 && found != x)
+              return -1;
+            found = x;
+          }
+    }
+  return found;
+}
+
 gint64
 res_pub_moe_etp_in_text (const char *text)
 {
@@ -54,7 +88,12 @@ res_pub_moe_etp_in_text (const char *text)
   if (text == NULL)
     return 0;
   g_autofree char *low = g_ascii_strdown (text, -1);
-  gint64 found = 0;
+  /* a slash list's ETP ("TP/PP/EP/CP/ETP = 2/8/32/1/1"): it read the list's first
+   * number, 2, and the layout did not fold (Megatron-LM's MoE recipe index, audit of
+   * 8 Dec) */
+  gint64 found = slash_list_value (low, "etp");
+  if (found < 0)
+    return -1;
   for (guint i = 0; i < G_N_ELEMENTS (labels); i++)
     for (const char *p = strstr (low, labels[i]); p != NULL; p = strstr (p + 1, labels[i]))
       {
@@ -62,6 +101,9 @@ res_pub_moe_etp_in_text (const char *text)
         /* a longer label read this text already ("expert tensor parallel size 1" is not
          * read again as "expert tensor parallel" followed by "size") */
         if (!word_start (low, p) || g_ascii_isalpha (*q) || *q == '_' || *q == '-')
+          continue;
+        /* a label of a slash list, read above */
+        if ((p > low && p[-1] == '/') || *q == '/')
           continue;
         gint64 n = count_after (q);
         if (n < 1 || n > PLAN_MAX_WORLD)

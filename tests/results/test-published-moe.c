@@ -891,6 +891,13 @@ test_etp_outside_cell (void)
   g_assert_cmpint (res_pub_moe_etp_in_text ("expert tensor parallel size: 4"), ==, 4);
   g_assert_cmpint (res_pub_moe_etp_in_text ("NETP 2"), ==, 0);
   g_assert_cmpint (res_pub_moe_etp_in_text ("ETP 1.5"), ==, 0);
+  /* a slash list gives each label its own number (it read the list's first, 2: Megatron-LM's
+   * MoE recipe index "TP/PP/EP/CP/ETP = 2/8/32/1/1", audit of 8 Dec); lists of unequal
+   * length say nothing; two lists that disagree are no reading */
+  g_assert_cmpint (res_pub_moe_etp_in_text ("TP/PP/EP/CP/ETP = 2/8/32/1/1"), ==, 1);
+  g_assert_cmpint (res_pub_moe_etp_in_text ("layout EP/ETP: 8/2, mock data"), ==, 2);
+  g_assert_cmpint (res_pub_moe_etp_in_text ("TP/PP/ETP = 2/8"), ==, 0);
+  g_assert_cmpint (res_pub_moe_etp_in_text ("TP/ETP = 2/1; later TP/ETP = 2/2"), ==, -1);
   g_assert_cmpint (res_pub_moe_etp_in_text ("ETP 1, ETP 2"), ==, -1);
 }
 
