@@ -77,6 +77,24 @@ slash_list_value (const char *low, const char *label)
   return found;
 }
 
+/* Whether a label at `p` (its end at `q`) is one of a slash list's labels whose numbers
+ * follow as another slash list ("TP/EP = 2/8": read by slash_list_value): followed by '/',
+ * or after '/' with its number followed by '/'. Not a list of label-number items
+ * ("TP4/PP2/EP8": EP 8 is read after its label). */
+static gboolean
+in_slash_list (const char *low, const char *p, const char *q)
+{
+  if (*q == '/')
+    return TRUE;
+  if (p == low || p[-1] != '/')
+    return FALSE;
+  while (*q == ' ' || *q == '=' || *q == ':')
+    q++;
+  while (g_ascii_isdigit (*q))
+    q++;
+  return *q == '/' && g_ascii_isdigit (q[1]);
+}
+
 gint64
 res_pub_moe_etp_in_text (const char *text)
 {
@@ -103,7 +121,7 @@ res_pub_moe_etp_in_text (const char *text)
         if (!word_start (low, p) || g_ascii_isalpha (*q) || *q == '_' || *q == '-')
           continue;
         /* a label of a slash list, read above */
-        if ((p > low && p[-1] == '/') || *q == '/')
+        if (in_slash_list (low, p, q))
           continue;
         gint64 n = count_after (q);
         if (n < 1 || n > PLAN_MAX_WORLD)
@@ -736,6 +754,12 @@ count_after_labels (const char *low, const char *const *labels, guint n)
   gint64 found = 0;
   for (guint i = 0; i < n; i++)
     {
+      /* a slash list's own value for the label ("TP/EP = 2/8": EP 8, read as 2) */
+      const gint64 listed = slash_list_value (low, labels[i]);
+      if (listed < 0 || (listed > 0 && found != 0 && found != listed))
+        return -1;
+      if (listed > 0)
+        found = listed;
       const gsize len = strlen (labels[i]);
       for (const char *p = strstr (low, labels[i]); p != NULL; p = strstr (p + 1, labels[i]))
         {
@@ -743,6 +767,8 @@ count_after_labels (const char *low, const char *const *labels, guint n)
           if (!word_start (low, p) || g_ascii_isalpha (*q) || *q == '_'
               || (*q == '-' && !g_ascii_isdigit (q[1])))
             continue;
+          if (in_slash_list (low, p, q))
+            continue;   /* a label of a slash list, read above */
           if (*q == '-')
             q++;                     /* "top-2" */
           gint64 v = count_after (q);

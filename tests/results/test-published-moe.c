@@ -657,6 +657,11 @@ test_arch_in_text (void)
     { "The 1024-GPU production run used EP 16; for this row it was not reported.", 0 },
     { "EP 8 on these 256 GPUs", 8 }, { "unlike the baseline's EP 16", 0 },
     { "Timing at step 1200 of epoch 8 on the DEEP-Web mix; AMD EPYC 9654 hosts", 0 },
+    /* a slash list's own value (count_after_labels read the list's first number: "TP/EP =
+     * 2/8" was EP 2) */
+    { "TP/EP = 2/8", 8 }, { "TP/PP/EP/CP/ETP = 2/8/32/1/1", 32 },
+    /* ... not a list of label-number items, read after each label as before */
+    { "Parallelism TP4/PP2/EP8 (NeMo recipe).", 8 },
   };
   for (guint i = 0; i < G_N_ELEMENTS (eps); i++)
     if (res_pub_moe_ep_in_text (eps[i].text, 256) != eps[i].ep)
@@ -898,6 +903,7 @@ test_etp_outside_cell (void)
   g_assert_cmpint (res_pub_moe_etp_in_text ("layout EP/ETP: 8/2, mock data"), ==, 2);
   g_assert_cmpint (res_pub_moe_etp_in_text ("TP/PP/ETP = 2/8"), ==, 0);
   g_assert_cmpint (res_pub_moe_etp_in_text ("TP/ETP = 2/1; later TP/ETP = 2/2"), ==, -1);
+  g_assert_cmpint (res_pub_moe_etp_in_text ("TP2/EP8/ETP1"), ==, 1);
   g_assert_cmpint (res_pub_moe_etp_in_text ("ETP 1, ETP 2"), ==, -1);
 }
 
