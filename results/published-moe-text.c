@@ -825,10 +825,8 @@ count_before (const char *low, const char *p, const char *const *skip, guint n_s
   return v;
 }
 
-/* The sentence holding `p` (inside `low`): from after the '.' or ';' before it to the
- * next one or the text's end */
-static void
-sentence_bounds (const char *low, const char *p, const char **from, const char **to)
+void
+res_pub_sentence_bounds (const char *low, const char *p, const char **from, const char **to)
 {
   const char *f = p, *t = p;
   while (f > low && f[-1] != '.' && f[-1] != ';')
@@ -856,7 +854,7 @@ static gboolean
 sentence_of_other_runs (const char *low, const char *p)
 {
   const char *from, *to;
-  sentence_bounds (low, p, &from, &to);
+  res_pub_sentence_bounds (low, p, &from, &to);
   /* "Fedus et al. report ...": the '.' of "et al." ends no sentence */
   if (from - low >= 6 && strncmp (from - 6, "et al.", 6) == 0)
     return TRUE;
@@ -967,7 +965,7 @@ res_pub_moe_arch_in_text (const char *text, guint64 ffn_hidden, ResPubMoe *out)
       if (v <= 0)
         continue;
       const char *from, *to;
-      sentence_bounds (low, p, &from, &to);
+      res_pub_sentence_bounds (low, p, &from, &to);
       g_autofree char *sentence = g_strndup (from, (gsize) (to - from));
       if (strstr (sentence, "expert") == NULL && strstr (sentence, "rout") == NULL
           && strstr (sentence, "moe") == NULL && strstr (sentence, "gating") == NULL)
@@ -1052,7 +1050,7 @@ sentence_of_other_gpus (const char *low, const char *p, gint64 gpus)
   if (gpus <= 0)
     return FALSE;
   const char *from, *to;
-  sentence_bounds (low, p, &from, &to);
+  res_pub_sentence_bounds (low, p, &from, &to);
   for (const char *q = from; q < to; q++)
     {
       if (!g_ascii_isdigit (*q) || (q > from && (g_ascii_isalnum (q[-1]) || q[-1] == ',')))

@@ -193,6 +193,11 @@ void        res_pub_moe_plan           (const ResPubMoe *moe, gint64 ep, Plan *p
  * the rest evenly (32 chunks: 1 + 30 x 2 + 0). TRUE with *first / *last (the layers of
  * the first and last model chunk) when one of the two applies. */
 gboolean    res_pub_moe_layer_split    (guint64 layers, guint64 chunks, int *first, int *last);
+/* The sentence holding `p` (inside `low`): from after the '.' or ';' before it to the
+ * next one or the text's end, [*from, *to) (published-moe-text.c; the MoE readers and
+ * published.c's sentence_has_any read sentences by it) */
+void        res_pub_sentence_bounds    (const char *low, const char *p, const char **from,
+                                        const char **to);
 /* ---- MoE fields stated outside the moe cell (published-moe-text.c) ----
  * The moe cell's keys win; each reader's examples are in its comment there. */
 /* Expert TP after its names in free text ("EP64, ETP1", "64 (expert TP 1)",

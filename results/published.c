@@ -101,11 +101,8 @@ clause_at (const char *low, const char *p, const char *back, const char *fwd)
 static gboolean
 sentence_has_any (const char *low, const char *p, const char *const *words)
 {
-  const char *from = p, *to = p;
-  while (from > low && from[-1] != '.' && from[-1] != ';')
-    from--;
-  while (*to != '\0' && *to != '.' && *to != ';')
-    to++;
+  const char *from, *to;
+  res_pub_sentence_bounds (low, p, &from, &to);
   g_autofree char *sentence = g_strndup (from, (gsize) (to - from));
   return contains_any_ci (sentence, words);
 }
@@ -2772,7 +2769,6 @@ six_n_only (const char *text)
   return TRUE;
 }
 
-static gboolean cell_unstated (const char *t);
 
 /* Whether a Megatron-Core count's cell says its attention term is the causal one (defined
  * with the negation helpers it reads, below negated_after) */
@@ -5610,15 +5606,10 @@ says_non_interleaved (const char *low)
   return FALSE;
 }
 
-/* The V a row's notes give by a configuration key of the interleaved schedule, where
- * the virtual_pipeline cell is empty: NeMo's MLPerf and launcher key INTERLEAVED_PIPELINE
- * ("INTERLEAVED_PIPELINE=12", "INTERLEAVED_PIPELINE default 12"), NeMo's
- * virtual_pipeline_model_parallel_size, Megatron-LM's --virtual-pipeline-model-parallel-size
- * and --num-virtual-stages-per-pipeline-rank: the integer after the key (past '=', ':',
- * spaces and "default"); 0 where none, the key is said off or its sentence is another
- * run's. MLPerf's GPT-3 175B rows at 4,096-10,752 H100 (v3.1) left the cell empty with
- * "INTERLEAVED_PIPELINE default 12" in their notes: read without interleaving, +30..+55%;
- * at V = 12, -4..-8% (audit of 8 Dec). */
+/* The integer one of `keys` (configuration keys, lower case) is set to in the notes,
+ * past '=', ':', quotes, spaces and "default"; 0 where none, where the run is said not to
+ * interleave, or the key is said off, commented out, tried and turned off, or in a
+ * sentence of another run (vp_key_in_notes, vp_layers_key_in_notes) */
 static gint64
 vp_value_of_keys (const char *notes, const char *const *keys)
 {
@@ -5659,6 +5650,15 @@ vp_value_of_keys (const char *notes, const char *const *keys)
   return 0;
 }
 
+/* The V a row's notes give by a configuration key of the interleaved schedule, where
+ * the virtual_pipeline cell is empty: NeMo's MLPerf and launcher key INTERLEAVED_PIPELINE
+ * ("INTERLEAVED_PIPELINE=12", "INTERLEAVED_PIPELINE default 12"), NeMo's
+ * virtual_pipeline_model_parallel_size, Megatron-LM's --virtual-pipeline-model-parallel-size
+ * and --num-virtual-stages-per-pipeline-rank: the integer after the key (past '=', ':',
+ * spaces and "default"); 0 where none, the key is said off or its sentence is another
+ * run's. MLPerf's GPT-3 175B rows at 4,096-10,752 H100 (v3.1) left the cell empty with
+ * "INTERLEAVED_PIPELINE default 12" in their notes: read without interleaving, +30..+55%;
+ * at V = 12, -4..-8% (audit of 8 Dec). */
 static gint64
 vp_key_in_notes (const char *notes)
 {
@@ -7056,6 +7056,21 @@ ckpt_factor_said (const char *text)
   return 0;
 }
 
+/* The first of the cell, the convention and the notes that says a checkpoint-activations
+ * factor (ckpt_factor_said): its factor, 0 where none does */
+static int
+ckpt_factor_first (const char *cell, const char *convention, const char *notes)
+{
+  const char *const texts[] = { cell, convention, notes };
+  for (guint i = 0; i < G_N_ELEMENTS (texts); i++)
+    {
+      const int f = ckpt_factor_said (texts[i]);
+      if (f != 0)
+        return f;
+    }
+  return 0;
+}
+
 /* The kind of recompute a cell leaves where it says a kind off: "no full recompute
  * (selective only)" -> selective (read as none by its "no"), "no selective, full" ->
  * full, a cell that starts with a kind and says it off ("full recompute disabled", read as
@@ -7270,10 +7285,7 @@ map_recompute_as (ResPublishedCase *c, const char *text, const char *whole, cons
         *out = PLAN_RECOMPUTE_FULL;
       /* the TFLOP/s counted with Megatron-DeepSpeed's checkpoint-activations factor 4
        * (ckpt_factor_said), in the cell's own words, the convention or the notes */
-      else if (ckpt_factor_said (w) == 4
-               || (ckpt_factor_said (w) == 0
-                   && (ckpt_factor_said (convention) == 4
-                       || (ckpt_factor_said (convention) == 0 && ckpt_factor_said (notes) == 4))))
+      else if (ckpt_factor_first (w, convention, notes) == 4)
         {
           *out = PLAN_RECOMPUTE_FULL;
           c->recompute_why = "the TFLOP/s counted with the checkpoint-activations factor 4 "
